@@ -1,0 +1,187 @@
+import Foundation
+import ICalBridge
+
+/// `graph-ics convert`: offline conversion of saved Graph JSON into iCalendar.
+struct ConvertCommand: Command {
+    static let name = "convert"
+    static let abstract = "Convert saved Graph JSON to .ics (offline, no account needed)."
+    static let help = """
+        Usage: graph-ics convert [FILE|-] [--to ics|graph-json] [--tz IANA] [-o FILE|-] [--verbose]
+
+        Converts a saved Microsoft Graph response (a calendarView or events list, a single event,
+        or a JSON array of events) into an iCalendar file. Reads FILE, or standard input when FILE
+        is '-' or left out; writes to standard output unless -o names a file. A file is written
+        whole or not at all: graph-ics writes a temporary file next to it and renames it at the end.
+
+        The kind of input is read from its content: '{' or '[' is Graph JSON, BEGIN:VCALENDAR is
+        iCalendar. Converting iCalendar to Graph JSON comes in a later version.
+
+        Options:
+          -o, --output FILE   Write to FILE ('-' for standard output, the default).
+          --to KIND           Output kind: ics (default for Graph JSON input) or graph-json.
+          --tz ZONE           The mailbox time zone, IANA (Europe/Berlin) or Windows
+                              (W. Europe Standard Time). Events whose original zone Graph does
+                              not know (tzone://Microsoft/Custom, …) are shown in it; UTC if absent.
+          -v, --verbose       Say what was converted.
+          -h, --help          Show this help.
+
+        Examples:
+          graph-ics convert week.json -o week.ics
+          curl -s … | graph-ics convert - | khal import --batch -
+
+        Exit status: 0 all events converted, 1 some events failed (the others are in the output),
+        64 usage, 65 bad input (nothing usable), 66 input missing, 73 cannot create output, 74 I/O error.
+
+        """
+
+    var input: String
+    var output: String?
+    var target: String?
+    var zone: ResolvedZone?
+    var verbose: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(
+            arguments,
+            valued: ["-o": "--output", "--output": "--output", "--to": "--to", "--tz": "--tz"],
+            flags: ["-v": "--verbose", "--verbose": "--verbose"]
+        )
+        guard parsed.positionals.count <= 1 else {
+            throw UsageError("convert takes one input file, got \(parsed.positionals.count)")
+        }
+        input = parsed.positionals.first ?? "-"
+        output = try parsed.value("--output")
+        target = try parsed.value("--to")
+        if let target, target != "ics", target != "graph-json" {
+            throw UsageError("--to must be 'ics' or 'graph-json', not '\(target)'")
+        }
+        if let name = try parsed.value("--tz") {
+            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
+                throw UsageError("--tz '\(name)' is not a time zone (use an IANA name such as Europe/Berlin)")
+            }
+            self.zone = zone
+        }
+        verbose = parsed.flag("--verbose")
+        if output == "" { throw UsageError("-o needs a file name or '-'") }
+    }
+
+    func run(_ terminal: Terminal) throws -> ExitStatus {
+        if input == "-", terminal.stdinIsTerminal {
+            throw UsageError("no input: name a FILE or pipe Graph JSON into 'graph-ics convert -'")
+        }
+        let data = try InputFile.read(input)
+        let inputName = input == "-" ? "<stdin>" : input
+        switch InputKind.detect(data, name: input) {
+        case .graphJSON:
+            if target == "graph-json" {
+                throw UsageError("\(inputName) is already Graph JSON; use --to ics or leave --to out")
+            }
+            return try convertGraphJSON(data, name: inputName, terminal)
+        case .iCalendar:
+            throw CommandFailure(
+                .usage,
+                "\(inputName) is iCalendar; converting iCalendar to Graph JSON is not available in graph-ics "
+                    + "\(GraphICSVersion.version) yet (this version converts Graph JSON to .ics)"
+            )
+        case .unknown:
+            throw CommandFailure(
+                .badInput,
+                "\(inputName): neither Graph JSON (starting with '{' or '[') nor iCalendar (BEGIN:VCALENDAR)"
+            )
+        }
+    }
+
+    private func convertGraphJSON(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
+        let options = ExportOptions(fallbackZone: zone, file: name)
+        let sink = try OutputFile(path: output)
+        var writer = sink
+        let summary: GraphToICS.Summary
+        do {
+            summary = try GraphToICS.convert(data, options: options, into: &writer)
+            try sink.commit()
+        } catch {
+            sink.discard()
+            throw CommandFailure(Self.status(for: error.code), error.description)
+        }
+        for diagnostic in summary.diagnostics {
+            switch diagnostic.severity {
+            case .warning: terminal.warning(diagnostic.description)
+            case .error: terminal.error(diagnostic.description)
+            }
+        }
+        let failed = summary.diagnostics.filter { $0.severity == .error }.count
+        if verbose || failed > 0 {
+            var line = "\(name): \(summary.written) of \(summary.inputEvents) events converted to \(sink.displayName)"
+            if failed > 0 { line += "; \(failed) failed" }
+            terminal.note(line)
+        }
+        if failed > 0 { return summary.written == 0 ? .badInput : .partlyFailed }
+        return .ok
+    }
+
+    static func status(for code: ICalBridgeError.Code) -> ExitStatus {
+        switch code {
+        case .badInput, .unknownTimeZone: return .badInput
+        case .cannotCreateOutput: return .cannotCreateOutput
+        case .io, .libical: return .ioError
+        }
+    }
+}
+
+/// The two kinds of input graph-ics converts between.
+enum InputKind {
+    case graphJSON
+    case iCalendar
+    case unknown
+
+    /// Looks at the first non-blank bytes (after a UTF-8 byte order mark).
+    static func detect(_ data: Data, name: String) -> InputKind {
+        var bytes = data.prefix(64)[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let content = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        if let first = content.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return .graphJSON }
+        if String(decoding: content.prefix(15), as: UTF8.self).uppercased() == "BEGIN:VCALENDAR" { return .iCalendar }
+        let lowered = name.lowercased()
+        if lowered.hasSuffix(".json") { return .graphJSON }
+        if lowered.hasSuffix(".ics") || lowered.hasSuffix(".ical") { return .iCalendar }
+        return .unknown
+    }
+}
+
+/// Reads a whole input file or standard input.
+enum InputFile {
+    /// Maximum input size: far above any real calendar, low enough to refuse a wrong file fast.
+    static let maximumBytes = 512 << 20
+
+    static func read(_ path: String) throws(CommandFailure) -> Data {
+        if path == "-" {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            guard data.count <= maximumBytes else {
+                throw CommandFailure(.badInput, "<stdin>: larger than \(maximumBytes >> 20) MB; refusing to read it")
+            }
+            return data
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CommandFailure(.inputMissing, "\(path): no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw CommandFailure(.inputMissing, "\(path): is a directory, not a file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CommandFailure(.inputMissing, "\(path): cannot be read (permission denied?)")
+        }
+        defer { try? handle.close() }
+        do {
+            let data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
+            guard data.count <= maximumBytes else {
+                throw CommandFailure(.badInput, "\(path): larger than \(maximumBytes >> 20) MB; refusing to read it")
+            }
+            return data
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(.ioError, "\(path): cannot be read: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import ICalBridge
+
+/// `graph-ics`: parses the command line, runs one command, maps what happened to an exit status.
+@main
+enum GraphICS {
+    static let commands: [any Command.Type] = [ConvertCommand.self]
+
+    static var help: String {
+        var text = """
+            graph-ics \(GraphICSVersion.version): Microsoft Graph calendars ↔ iCalendar.
+
+            Usage: graph-ics <command> [options]
+
+            Commands:
+
+            """
+        for command in commands {
+            text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.abstract + "\n"
+        }
+        text += """
+
+            Options:
+              -h, --help    Show help (also 'graph-ics <command> --help').
+              --version     Show the version.
+
+            Exit status: 0 ok, 1 some events failed, 64 usage, 65 bad input, 66 input missing,
+            73 cannot create output, 74 I/O error.
+
+            """
+        return text
+    }
+
+    static func main() {
+        let terminal = Terminal()
+        let status = run(Array(CommandLine.arguments.dropFirst()), terminal: terminal)
+        exit(status.rawValue)
+    }
+
+    static func run(_ arguments: [String], terminal: Terminal) -> ExitStatus {
+        guard let first = arguments.first else {
+            terminal.err(help)
+            return .usage
+        }
+        if first == "-h" || first == "--help" || first == "help" {
+            if first == "help", arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
+                terminal.out(command.help)
+            } else {
+                terminal.out(help)
+            }
+            return .ok
+        }
+        if first == "--version" {
+            terminal.out("graph-ics \(GraphICSVersion.version)\n")
+            return .ok
+        }
+        guard let commandType = commands.first(where: { $0.name == first }) else {
+            return usageError(UsageError("unknown command '\(first)'"), usage: "Usage: graph-ics <command> [options]", terminal)
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) && !rest.contains("--") {
+            terminal.out(commandType.help)
+            return .ok
+        }
+        do {
+            let command = try commandType.init(arguments: rest)
+            return try command.run(terminal)
+        } catch let error as UsageError {
+            return usageError(error, usage: commandType.usage, terminal)
+        } catch let failure as CommandFailure {
+            terminal.error(failure.message)
+            return failure.status
+        } catch {
+            terminal.error("\(error)")
+            return .ioError
+        }
+    }
+
+    static func usageError(_ error: UsageError, usage: String, _ terminal: Terminal) -> ExitStatus {
+        terminal.err("Error: \(error.message)")
+        terminal.err(usage)
+        terminal.err("See 'graph-ics --help'.")
+        return .usage
+    }
+}

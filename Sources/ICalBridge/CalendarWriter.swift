@@ -1,0 +1,182 @@
+import Foundation
+
+/// Something that takes output bytes: a file descriptor, a buffer.
+public protocol ByteSink {
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws(ICalBridgeError)
+}
+
+extension ByteSink {
+    public mutating func write(_ bytes: [UInt8]) throws(ICalBridgeError) {
+        var failure: ICalBridgeError?
+        bytes.withUnsafeBytes { raw in
+            do throws(ICalBridgeError) { try write(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    public mutating func write(_ text: String) throws(ICalBridgeError) {
+        try write(Array(text.utf8))
+    }
+}
+
+/// Collects bytes in memory (tests, small outputs).
+public struct ByteBuffer: ByteSink, Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    public mutating func write(_ bytes: UnsafeRawBufferPointer) throws(ICalBridgeError) {
+        self.bytes.append(contentsOf: bytes)
+    }
+}
+
+/// Writes a whole VCALENDAR whose VEVENTs arrive one page at a time, in bounded memory.
+///
+/// VEVENT text is spooled to an unlinked temporary file as it arrives; only a small index entry per
+/// event (start, UID, offset, length) and the range of instants per zone stay in memory. ``finish(into:)``
+/// then writes the header, one VTIMEZONE per zone used (truncated to the instants the events use), and
+/// the events in deterministic order: by start, then UID. Not thread-safe.
+public final class CalendarWriter {
+    private struct Entry {
+        var start: Int64
+        var uid: String
+        var offset: Int64
+        var length: Int
+    }
+
+    private let spool: SpoolFile
+    private var entries: [Entry] = []
+    private var zoneRanges: [String: (zone: ICalZone, from: Int64, to: Int64)] = [:]
+    private let productID: String
+    private let method: String?
+
+    /// - Parameters:
+    ///   - productID: the PRODID value.
+    ///   - method: the METHOD value (`PUBLISH` for an export), or nil for none.
+    ///   - spoolDirectory: where the spool file lives (it is unlinked at once and never visible).
+    public init(
+        productID: String = GraphICSVersion.productID,
+        method: String? = "PUBLISH",
+        spoolDirectory: String? = nil
+    ) throws(ICalBridgeError) {
+        self.productID = productID
+        self.method = method
+        self.spool = try SpoolFile(directory: spoolDirectory)
+    }
+
+    /// The number of events added so far.
+    public var count: Int { entries.count }
+
+    /// Adds one VEVENT; its text goes to the spool at once.
+    public func add(_ event: EncodedEvent) throws(ICalBridgeError) {
+        let offset = try spool.append(event.text)
+        entries.append(Entry(start: event.sortStart, uid: event.uid, offset: offset, length: event.text.count))
+        for use in event.zoneUses {
+            if let range = zoneRanges[use.zone.name] {
+                zoneRanges[use.zone.name] = (use.zone, min(range.from, use.instant), max(range.to, use.instant))
+            } else {
+                zoneRanges[use.zone.name] = (use.zone, use.instant, use.instant)
+            }
+        }
+    }
+
+    /// Writes the complete calendar into `sink`.
+    public func finish<Sink: ByteSink>(into sink: inout Sink) throws(ICalBridgeError) {
+        var header = "BEGIN:VCALENDAR\r\n"
+        header += String(decoding: ICalText.refoldedLine("PRODID:" + productID), as: UTF8.self)
+        header += "VERSION:2.0\r\nCALSCALE:GREGORIAN\r\n"
+        if let method { header += "METHOD:\(method)\r\n" }
+        try sink.write(header)
+        for name in zoneRanges.keys.sorted() {
+            guard let range = zoneRanges[name] else { continue }
+            // A day of margin either side, so that readers that expand a little early or late still
+            // find the rule in force.
+            try sink.write(try range.zone.vtimezone(from: range.from - 86_400, to: range.to + 86_400))
+        }
+        entries.sort { $0.start != $1.start ? $0.start < $1.start : $0.uid < $1.uid }
+        var buffer: [UInt8] = []
+        for entry in entries {
+            try spool.read(offset: entry.offset, length: entry.length, into: &buffer)
+            try sink.write(buffer)
+        }
+        try sink.write("END:VCALENDAR\r\n")
+    }
+}
+
+/// An unlinked temporary file that VEVENT text is appended to and read back from.
+final class SpoolFile {
+    private let descriptor: Int32
+    private var size: Int64 = 0
+    private var pending: [UInt8] = []
+
+    init(directory: String?) throws(ICalBridgeError) {
+        let base = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/graph-ics-spool.XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw ICalBridgeError(.io, "cannot create a temporary file in \(base): \(String(cString: strerror(errno)))")
+        }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        self.descriptor = descriptor
+        pending.reserveCapacity(1 << 20)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Appends `bytes`, returning the offset they start at.
+    func append(_ bytes: [UInt8]) throws(ICalBridgeError) -> Int64 {
+        let offset = size
+        pending.append(contentsOf: bytes)
+        size += Int64(bytes.count)
+        if pending.count >= 1 << 20 { try flush() }
+        return offset
+    }
+
+    private func flush() throws(ICalBridgeError) {
+        var written = 0
+        while written < pending.count {
+            let result = pending.withUnsafeBytes { raw in
+                Foundation.write(descriptor, raw.baseAddress! + written, raw.count - written)
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw ICalBridgeError(.io, "cannot write the temporary spool file: \(String(cString: strerror(errno)))")
+            }
+            written += result
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    func read(offset: Int64, length: Int, into buffer: inout [UInt8]) throws(ICalBridgeError) {
+        try flush()
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: repeatElement(0, count: length))
+        var done = 0
+        while done < length {
+            let result = buffer.withUnsafeMutableBytes { raw in
+                pread(descriptor, raw.baseAddress! + done, length - done, off_t(offset) + off_t(done))
+            }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else {
+                throw ICalBridgeError(.io, "cannot read the temporary spool file back")
+            }
+            done += result
+        }
+    }
+}
+
+extension ICalText {
+    /// One content line, folded, with CRLF.
+    static func refoldedLine(_ line: String) -> [UInt8] {
+        var line = line
+        return line.withUTF8 { refold($0) }
+    }
+}
+
+/// The version graph-ics reports and writes into PRODID.
+public enum GraphICSVersion {
+    public static let version = "0.1.0"
+    public static let productID = "-//graph-ics//graph-ics \(version)//EN"
+}

@@ -1,0 +1,77 @@
+/// A problem found while converting, attached to the file and the event it concerns.
+///
+/// Conversions collect diagnostics instead of stopping at the first one, so that one bad event does not
+/// cost the user the rest of the file (swift-format's `DiagnosticsEngine` works the same way).
+public struct Diagnostic: Equatable, Sendable, CustomStringConvertible {
+    public enum Severity: String, Sendable {
+        case warning
+        case error
+    }
+
+    public var severity: Severity
+    public var message: String
+    /// The input file as the user named it (`-` or `<stdin>` for standard input).
+    public var file: String?
+    /// The event's id or UID, when the problem belongs to one event.
+    public var eventID: String?
+    /// The event's subject or SUMMARY, to help a person find it.
+    public var subject: String?
+    /// The 1-based line in the input, where known.
+    public var line: Int?
+
+    public init(
+        _ severity: Severity,
+        _ message: String,
+        file: String? = nil,
+        eventID: String? = nil,
+        subject: String? = nil,
+        line: Int? = nil
+    ) {
+        self.severity = severity
+        self.message = message
+        self.file = file
+        self.eventID = eventID
+        self.subject = subject
+        self.line = line
+    }
+
+    /// `FILE:LINE: event ID ("SUBJECT"): message`, leaving out what is unknown.
+    public var description: String {
+        var parts: [String] = []
+        if let file {
+            parts.append(line.map { "\(file):\($0)" } ?? file)
+        }
+        if eventID != nil || subject != nil {
+            var event = "event"
+            if let eventID { event += " \(eventID)" }
+            if let subject, !subject.isEmpty { event += " (\"\(Self.shortened(subject))\")" }
+            parts.append(event)
+        }
+        parts.append(message)
+        return parts.joined(separator: ": ")
+    }
+
+    private static func shortened(_ text: String) -> String {
+        let flat = text.replacing("\r", with: " ").replacing("\n", with: " ")
+        return flat.count > 60 ? String(flat.prefix(57)) + "…" : flat
+    }
+}
+
+/// Collects the diagnostics of one conversion.
+public struct Diagnostics: Sendable {
+    public private(set) var all: [Diagnostic] = []
+
+    public init() {}
+
+    public mutating func append(_ diagnostic: Diagnostic) {
+        all.append(diagnostic)
+    }
+
+    public mutating func append(contentsOf other: [Diagnostic]) {
+        all.append(contentsOf: other)
+    }
+
+    public var errors: [Diagnostic] { all.filter { $0.severity == .error } }
+    public var warnings: [Diagnostic] { all.filter { $0.severity == .warning } }
+    public var hasErrors: Bool { all.contains { $0.severity == .error } }
+}

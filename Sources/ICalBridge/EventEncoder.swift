@@ -1,0 +1,156 @@
+internal import CLibical
+import Foundation
+
+/// Settings of one export.
+public struct ExportOptions: Sendable {
+    /// The mailbox zone (`--tz`): where events whose original zone Graph does not know are shown. UTC
+    /// when nil.
+    public var fallbackZone: ResolvedZone?
+    /// The DTSTAMP of every VEVENT (seconds since 1970, UTC): the time the calendar was made.
+    public var timestamp: Int64
+    /// The file named in diagnostics.
+    public var file: String
+
+    public init(fallbackZone: ResolvedZone? = nil, timestamp: Int64? = nil, file: String = "<input>") {
+        self.fallbackZone = fallbackZone
+        self.timestamp = timestamp ?? Int64(Date().timeIntervalSince1970)
+        self.file = file
+    }
+}
+
+/// One VEVENT ready for a ``CalendarWriter``.
+public struct EncodedEvent: Sendable {
+    /// The VEVENT's text: CRLF lines, folded at 75 octets.
+    public var text: [UInt8]
+    public var uid: String
+    /// The start instant (timed) or the start date at 00:00 read as UTC (all-day): the sort key.
+    public var sortStart: Int64
+    /// The zones the VEVENT names in TZID parameters, with the instants it uses them at.
+    public var zoneUses: [(zone: ICalZone, instant: Int64)]
+}
+
+/// Turns Graph events into VEVENTs, through libical.
+///
+/// The mapping is one row per iCalendar property (``rows``); the time properties come first because an
+/// event whose times cannot be read is not exported at all. Problems are returned as diagnostics: an error
+/// means the event was skipped, a warning that it was exported with a stated fallback.
+public struct EventEncoder: Sendable {
+    public var options: ExportOptions
+
+    public init(options: ExportOptions) {
+        self.options = options
+    }
+
+    /// Encodes one event, or returns nil with at least one error diagnostic.
+    public func encode(_ event: GraphEvent, diagnostics: inout [Diagnostic]) -> EncodedEvent? {
+        var context = Context(event: event, options: options)
+        defer { diagnostics.append(contentsOf: context.diagnostics) }
+        guard let times = context.resolveTimes() else { return nil }
+        do {
+            let component = try ICalComponent(kind: ICAL_VEVENT_COMPONENT)
+            context.component = component
+            context.times = times
+            for row in Self.rows { row.write(&context) }
+            let text = try component.serialized()
+            return EncodedEvent(text: text, uid: context.uid, sortStart: times.sortStart, zoneUses: context.zoneUses)
+        } catch {
+            context.error("\(error)")
+            return nil
+        }
+    }
+
+    /// One property of the mapping.
+    struct Row: Sendable {
+        let property: String
+        let write: @Sendable (inout Context) -> Void
+    }
+
+    /// Graph → iCalendar, one row per property, in output order.
+    static let rows: [Row] = [
+        Row(property: "UID") { $0.add(ICalProperty.text(icalproperty_new_uid, $0.uid)) },
+        Row(property: "DTSTAMP") { context in
+            let stamp = icaltimetype.make(CivilDateTime(secondsSinceEpoch: context.options.timestamp), utc: true)
+            context.add(icalproperty_new_dtstamp(stamp))
+        },
+        Row(property: "DTSTART/DTEND") { $0.writeTimes() },
+        Row(property: "SUMMARY") { context in
+            if let subject = context.event.subject, !subject.isEmpty {
+                context.add(ICalProperty.text(icalproperty_new_summary, subject))
+            }
+        },
+        Row(property: "DESCRIPTION/X-ALT-DESC") { $0.writeBody() },
+        Row(property: "LOCATION/GEO") { $0.writeLocation() },
+        Row(property: "ORGANIZER") { context in
+            guard let email = context.event.organizer?.emailAddress,
+                let property = context.calendarAddress(email, make: icalproperty_new_organizer)
+            else { return }
+            context.add(property)
+        },
+        Row(property: "ATTENDEE") { $0.writeAttendees() },
+        Row(property: "CLASS") { context in
+            guard let sensitivity = context.event.sensitivity else { return }
+            guard let value = GraphMappings.sensitivityToClass[sensitivity] else {
+                context.warning("sensitivity '\(sensitivity)' has no iCalendar equivalent; CLASS left out")
+                return
+            }
+            let kind: icalproperty_class
+            switch value {
+            case "PUBLIC": kind = ICAL_CLASS_PUBLIC
+            case "CONFIDENTIAL": kind = ICAL_CLASS_CONFIDENTIAL
+            default: kind = ICAL_CLASS_PRIVATE
+            }
+            context.add(icalproperty_new_class(kind))
+            if sensitivity == "personal" {
+                context.add(ICalProperty.xToken("X-GRAPH-ICS-SENSITIVITY", sensitivity))
+            }
+        },
+        Row(property: "TRANSP/X-MICROSOFT-CDO-BUSYSTATUS") { context in
+            guard let showAs = context.event.showAs else { return }
+            guard let mapped = GraphMappings.showAsToICal[showAs] else {
+                context.warning("showAs '\(showAs)' is unknown; exported as busy")
+                context.add(icalproperty_new_transp(ICAL_TRANSP_OPAQUE))
+                return
+            }
+            context.add(icalproperty_new_transp(mapped.transp == "TRANSPARENT" ? ICAL_TRANSP_TRANSPARENT : ICAL_TRANSP_OPAQUE))
+            if let busy = mapped.busyStatus {
+                context.add(ICalProperty.xToken("X-MICROSOFT-CDO-BUSYSTATUS", busy))
+            }
+        },
+        Row(property: "PRIORITY/X-MICROSOFT-CDO-IMPORTANCE") { context in
+            guard let importance = context.event.importance else { return }
+            guard let mapped = GraphMappings.importanceToICal[importance] else {
+                context.warning("importance '\(importance)' is unknown; PRIORITY left out")
+                return
+            }
+            context.add(icalproperty_new_priority(Int32(mapped.priority)))
+            context.add(ICalProperty.xToken("X-MICROSOFT-CDO-IMPORTANCE", mapped.cdo))
+        },
+        Row(property: "CATEGORIES") { context in
+            for category in context.event.categories ?? [] where !category.trimmingSpaces().isEmpty {
+                context.add(ICalProperty.text(icalproperty_new_categories, category))
+            }
+        },
+        Row(property: "STATUS") { context in
+            if context.event.isCancelled == true { context.add(icalproperty_new_status(ICAL_STATUS_CANCELLED)) }
+        },
+        Row(property: "URL/CONFERENCE") { $0.writeOnlineMeeting() },
+        Row(property: "CREATED") { $0.writeUTCTimestamp(\.createdDateTime, "createdDateTime", icalproperty_new_created) },
+        Row(property: "LAST-MODIFIED") {
+            $0.writeUTCTimestamp(\.lastModifiedDateTime, "lastModifiedDateTime", icalproperty_new_lastmodified)
+        },
+        Row(property: "X-MICROSOFT-CDO-ALLDAYEVENT") { context in
+            if context.times?.isAllDay == true {
+                context.add(ICalProperty.xToken("X-MICROSOFT-CDO-ALLDAYEVENT", "TRUE"))
+            }
+        },
+        Row(property: "X-GRAPH-ICS-EVENT-ID") { context in
+            if let id = context.event.id, !id.isEmpty { context.add(ICalProperty.xToken("X-GRAPH-ICS-EVENT-ID", id)) }
+        },
+        Row(property: "X-GRAPH-ICS-WEBLINK") { context in
+            if let link = context.event.webLink, !link.isEmpty {
+                context.add(ICalProperty.xToken("X-GRAPH-ICS-WEBLINK", link))
+            }
+        },
+        Row(property: "VALARM") { $0.writeAlarm() },
+    ]
+}
