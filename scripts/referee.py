@@ -236,7 +236,7 @@ class EmbeddedZone:
 
     @staticmethod
     def _onsets(observance: icalendar.cal.Component, offset_from: timedelta) -> set[datetime]:
-        start = observance["DTSTART"].dt
+        start = naive(observance["DTSTART"].dt)
         onsets = {start}
         for rdate in as_list(observance.get("RDATE")):
             onsets.update(naive(entry.dt) for entry in rdate.dts)
@@ -376,7 +376,7 @@ def check_calendar(calendar: icalendar.Calendar, referee: Referee) -> dict[str, 
     for component in calendar.walk():
         if component.name in ("VTIMEZONE", "STANDARD", "DAYLIGHT"):
             continue
-        for name, value in component.property_items(recursive=False):
+        for _, value in component.property_items(recursive=False):
             tzid = getattr(value, "params", {}).get("TZID")
             if tzid is not None:
                 used.add(tzid)
@@ -434,7 +434,7 @@ def check_event(
             )
 
 
-def start_key(vevent: icalendar.Event, zones: dict[str, EmbeddedZone], all_day_zone: ZoneInfo):
+def start_key(vevent: icalendar.Event, all_day_zone: ZoneInfo) -> tuple[datetime, str] | None:
     """Sort key (start instant, UID) of a VEVENT, or None when its start is unreadable."""
     if "DTSTART" not in vevent:
         return None
@@ -449,14 +449,14 @@ def start_key(vevent: icalendar.Event, zones: dict[str, EmbeddedZone], all_day_z
     return instant.astimezone(timezone.utc), str(vevent.get("UID", ""))
 
 
-def check_order(events: list[icalendar.Event], zones, all_day_zone: ZoneInfo, referee: Referee) -> None:
-    keys = [start_key(vevent, zones, all_day_zone) for vevent in events]
-    keys = [key for key in keys if key is not None]
-    for index, (before, after) in enumerate(zip(keys, keys[1:]), start=1):
+def check_order(events: list[icalendar.Event], all_day_zone: ZoneInfo, referee: Referee) -> None:
+    keyed = [(number, start_key(vevent, all_day_zone)) for number, vevent in enumerate(events, start=1)]
+    keyed = [(number, key) for number, key in keyed if key is not None]
+    for (number_before, before), (number_after, after) in zip(keyed, keyed[1:]):
         if after < before:
             referee.fail(
-                f"order: VEVENT {index + 1} ({utc_text(after[0])}, UID {after[1]}) should come before "
-                f"VEVENT {index} ({utc_text(before[0])}, UID {before[1]})"
+                f"order: VEVENT {number_after} ({utc_text(after[0])}, UID {after[1]}) should come before "
+                f"VEVENT {number_before} ({utc_text(before[0])}, UID {before[1]})"
             )
             return
     referee.ok()
@@ -502,7 +502,7 @@ def run(arguments: argparse.Namespace) -> Referee:
     for graph_id in sorted(set(by_id) - known_ids):
         referee.fail(f"VEVENT {EVENT_ID_PROPERTY} {graph_id!r}: no such event in {arguments.graph.name}")
 
-    check_order(vevents, zones, all_day_zone, referee)
+    check_order(vevents, all_day_zone, referee)
     return referee
 
 

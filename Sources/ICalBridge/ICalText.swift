@@ -72,7 +72,8 @@ enum ICalText {
     /// control characters removed.
     static func sanitized(_ value: String) -> String {
         var needsWork = false
-        for scalar in value.unicodeScalars where scalar.value < 0x20 && scalar != "\n" || scalar.value == 0x7F {
+        for scalar in value.unicodeScalars
+        where (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || scalar.value == 0x7F {
             needsWork = true
             break
         }
@@ -88,9 +89,7 @@ enum ICalText {
             defer { previousWasCR = false }
             if scalar == "\n" {
                 if !previousWasCR { result.append(scalar) }
-            } else if scalar == "\t" {
-                result.append(" ")
-            } else if scalar.value >= 0x20 && scalar.value != 0x7F {
+            } else if scalar == "\t" || (scalar.value >= 0x20 && scalar.value != 0x7F) {
                 result.append(scalar)
             }
         }

@@ -71,16 +71,19 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         return asUTC - Int64(before)
     }
 
-    /// Whether writing `instant` as local time with this zone's TZID gives back the same instant: false
-    /// only for the second copy of a repeated hour, which must then be written in UTC.
+    /// Whether `instant` can be written as local time with this zone's TZID and be read back as the same
+    /// instant by every reader: false when its wall-clock time occurs twice (a fold, when clocks go back).
+    ///
+    /// RFC 5545 resolves such a time to its first occurrence, but common readers (pytz-based ones such
+    /// as khal) take the second, so graph-ics writes both copies of the repeated hour in UTC.
     public func localTimeIsExact(at instant: Int64) -> Bool {
-        let local = localTime(at: instant)
+        let local = localTime(at: instant).secondsSinceEpoch
         let offset = utcOffset(at: instant)
-        for hours in [-25, -3, -2, -1] {
-            let earlierOffset = utcOffset(at: instant + Int64(hours) * 3600)
-            guard earlierOffset > offset else { continue }
-            let candidate = local.secondsSinceEpoch - Int64(earlierOffset)
-            if candidate < instant, utcOffset(at: candidate) == earlierOffset { return false }
+        for hours in [-25, -3, -2, -1, 1, 2, 3, 25] {
+            let otherOffset = utcOffset(at: instant + Int64(hours) * 3600)
+            guard otherOffset != offset else { continue }
+            let candidate = local - Int64(otherOffset)
+            if candidate != instant, utcOffset(at: candidate) == otherOffset { return false }
         }
         return true
     }
@@ -91,15 +94,29 @@ public struct ICalZone: @unchecked Sendable, Equatable {
             "Etc/Greenwich", "UTC", "GMT"].contains(name)
     }
 
-    /// The zone's VTIMEZONE, TZID set to the plain IANA name, truncated to `[from, to]` in libical's
-    /// Outlook-compatible form (`icaltimezone_truncate_vtimezone` with `ms_compatible`), serialised and
-    /// folded. The built-in component is cloned first: libical keeps the original.
+    /// The zone's VTIMEZONE covering `[from, to]`, TZID set to the plain IANA name, serialised and folded.
+    ///
+    /// First choice is libical's own component for the zone, cloned (libical keeps the original) and
+    /// truncated to the range in its Outlook-compatible form (`icaltimezone_truncate_vtimezone` with
+    /// `ms_compatible`). libical 3.0.16 gets that wrong for some zones (it drops standard-time onsets of
+    /// America/Havana, writes RDATEs in UTC for Asia/Hebron), so the result is checked: read back by
+    /// libical it must give the zone's offset at every change in the range, and it must not use UTC
+    /// RDATEs, which RFC 5545 does not allow in a VTIMEZONE. When the check fails, graph-ics writes the
+    /// changes in the range one by one instead (still from libical's tzdata rules), which every reader
+    /// understands.
     public func vtimezone(from: Int64, to: Int64) throws(ICalBridgeError) -> [UInt8] {
+        let changes = transitions(from: from, to: to)
+        if let truncated = try truncatedVTimezone(from: from, to: to), matches(truncated, changes: changes, from: from) {
+            return truncated
+        }
+        return explicitVTimezone(from: from, changes: changes)
+    }
+
+    /// libical's truncated VTIMEZONE, or nil when libical has no component for the zone.
+    func truncatedVTimezone(from: Int64, to: Int64) throws(ICalBridgeError) -> [UInt8]? {
         Self.lock.lock()
         defer { Self.lock.unlock() }
-        guard let builtin = icaltimezone_get_component(pointer) else {
-            throw ICalBridgeError(.libical, "libical has no VTIMEZONE for \(name)")
-        }
+        guard let builtin = icaltimezone_get_component(pointer) else { return nil }
         let component = try ICalComponent(cloning: builtin)
         if let tzid = icalcomponent_get_first_property(component.pointer, ICAL_TZID_PROPERTY) {
             name.withCString { icalproperty_set_tzid(tzid, $0) }
@@ -108,5 +125,130 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         let end = icaltimetype.make(CivilDateTime(secondsSinceEpoch: to), utc: true)
         icaltimezone_truncate_vtimezone(component.pointer, start, end, 1)
         return try component.serialized()
+    }
+
+    /// A change of UTC offset: the instant, the offsets before and after, and whether daylight time begins.
+    struct Transition {
+        var instant: Int64
+        var before: Int
+        var after: Int
+        var isDaylight: Bool
+    }
+
+    /// The offset and daylight flag at `instant`.
+    func offsetAndDaylight(at instant: Int64) -> (offset: Int, isDaylight: Bool) {
+        var time = icaltimetype.make(CivilDateTime(secondsSinceEpoch: instant))
+        var isDaylight: Int32 = 0
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
+        let offset = Int(icaltimezone_get_utc_offset_of_utc_time(pointer, &time, &isDaylight))
+        return (offset, isDaylight != 0)
+    }
+
+    /// Every offset change in `(from, to]`, found by stepping six hours at a time and bisecting to the second.
+    func transitions(from: Int64, to: Int64) -> [Transition] {
+        var result: [Transition] = []
+        var previous = offsetAndDaylight(at: from)
+        var time = from
+        let step: Int64 = 6 * 3600
+        while time < to {
+            let next = min(time + step, to)
+            let current = offsetAndDaylight(at: next)
+            if current != previous {
+                var low = time
+                var high = next
+                while high - low > 1 {
+                    let middle = low + (high - low) / 2
+                    if offsetAndDaylight(at: middle) == previous { low = middle } else { high = middle }
+                }
+                let after = offsetAndDaylight(at: high)
+                result.append(Transition(instant: high, before: previous.offset, after: after.offset, isDaylight: after.isDaylight))
+                previous = after
+                if high < next {
+                    time = high
+                    continue
+                }
+            }
+            previous = current
+            time = next
+        }
+        return result
+    }
+
+    /// Whether a VTIMEZONE text, read back by libical, agrees with this zone around every change.
+    func matches(_ text: [UInt8], changes: [Transition], from: Int64) -> Bool {
+        let unfolded = String(decoding: text, as: UTF8.self).replacing("\r\n ", with: "")
+        for line in unfolded.split(separator: "\r\n") where line.hasPrefix("RDATE") && line.hasSuffix("Z") {
+            return false
+        }
+        let parsed: OpaquePointer? = unfolded.withCString { icalparser_parse_string($0) }
+        guard let parsed else { return false }
+        let owner = ICalComponent(owning: parsed)
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
+        guard let zone = icaltimezone_new() else { return false }
+        defer { icaltimezone_free(zone, 1) }
+        guard let copy = icalcomponent_new_clone(owner.pointer) else { return false }
+        guard icaltimezone_set_component(zone, copy) != 0 else {
+            icalcomponent_free(copy)
+            return false
+        }
+        var probes: [Int64] = [from, from + 3600]
+        for change in changes { probes.append(contentsOf: [change.instant - 1, change.instant, change.instant + 3600]) }
+        for instant in probes {
+            var expectedTime = icaltimetype.make(CivilDateTime(secondsSinceEpoch: instant))
+            var actualTime = expectedTime
+            var flag: Int32 = 0
+            let expected = icaltimezone_get_utc_offset_of_utc_time(pointer, &expectedTime, &flag)
+            let actual = icaltimezone_get_utc_offset_of_utc_time(zone, &actualTime, &flag)
+            if expected != actual { return false }
+            // The reverse direction is what readers of local times do: it must find the same instant.
+            let local = CivilDateTime(secondsSinceEpoch: instant + Int64(expected))
+            var localTime = icaltimetype.make(local)
+            let readBack = icaltimezone_get_utc_offset(zone, &localTime, &flag)
+            var builtinLocal = icaltimetype.make(local)
+            let builtinReadBack = icaltimezone_get_utc_offset(pointer, &builtinLocal, &flag)
+            if readBack != builtinReadBack { return false }
+        }
+        return true
+    }
+
+    /// A VTIMEZONE listing the offset at `from` and each change after it as its own component.
+    func explicitVTimezone(from: Int64, changes: [Transition]) -> [UInt8] {
+        func offsetText(_ seconds: Int) -> String {
+            let sign = seconds < 0 ? "-" : "+"
+            let value = abs(seconds)
+            let text = sign + CivilDateTime.pad(value / 3600, 2) + CivilDateTime.pad(value / 60 % 60, 2)
+            return value % 60 == 0 ? text : text + CivilDateTime.pad(value % 60, 2)
+        }
+        func stamp(_ civil: CivilDateTime) -> String {
+            CivilDateTime.pad(civil.year, 4) + CivilDateTime.pad(civil.month, 2) + CivilDateTime.pad(civil.day, 2) + "T"
+                + CivilDateTime.pad(civil.hour, 2) + CivilDateTime.pad(civil.minute, 2) + CivilDateTime.pad(civil.second, 2)
+        }
+        let initial = offsetAndDaylight(at: from)
+        var lines = ["BEGIN:VTIMEZONE", "TZID:" + name, "X-LIC-LOCATION:" + name]
+        func component(daylight: Bool, before: Int, after: Int, onset: CivilDateTime) {
+            let kind = daylight ? "DAYLIGHT" : "STANDARD"
+            lines += [
+                "BEGIN:" + kind, "TZOFFSETFROM:" + offsetText(before), "TZOFFSETTO:" + offsetText(after),
+                "DTSTART:" + stamp(onset), "END:" + kind,
+            ]
+        }
+        component(
+            daylight: initial.isDaylight,
+            before: initial.offset,
+            after: initial.offset,
+            onset: CivilDateTime(secondsSinceEpoch: from + Int64(initial.offset))
+        )
+        for change in changes {
+            component(
+                daylight: change.isDaylight,
+                before: change.before,
+                after: change.after,
+                onset: CivilDateTime(secondsSinceEpoch: change.instant + Int64(change.before))
+            )
+        }
+        lines.append("END:VTIMEZONE")
+        return ICalText.refoldedLine(lines.joined(separator: "\r\n"))
     }
 }
