@@ -55,7 +55,8 @@ enum GraphICS {
             return .ok
         }
         guard let commandType = commands.first(where: { $0.name == first }) else {
-            return usageError(UsageError("unknown command '\(first)'"), usage: "Usage: graph-ics <command> [options]", terminal)
+            return usageError(
+                UsageError("unknown command '\(first)'"), usage: "Usage: graph-ics <command> [options]", terminal)
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains(where: { $0 == "-h" || $0 == "--help" }) && !rest.contains("--") {

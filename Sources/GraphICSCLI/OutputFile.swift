@@ -27,14 +27,12 @@ final class OutputFile: ByteSink {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CommandFailure(.cannotCreateOutput, "\(path): is a directory; give a file name with -o")
         }
-        var template = Array((directory + "/." + url.lastPathComponent + ".graph-ics-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw CommandFailure(.cannotCreateOutput, "cannot create \(path): \(reason)")
+        guard let file = POSIXFile.makeTemporary(prefix: directory + "/." + url.lastPathComponent + ".graph-ics-")
+        else {
+            throw CommandFailure(.cannotCreateOutput, "cannot create \(path): \(POSIXFile.describe(errno))")
         }
-        self.descriptor = descriptor
-        temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        self.descriptor = file.descriptor
+        temporaryPath = file.path
         // mkstemp creates 0600; an output file gets the usual mode (an existing file keeps its own).
         var status = stat()
         if stat(path, &status) == 0 {
@@ -60,18 +58,10 @@ final class OutputFile: ByteSink {
     }
 
     func flush() throws(ICalBridgeError) {
-        var written = 0
-        while written < buffer.count {
-            let result = buffer.withUnsafeBytes { raw in
-                Foundation.write(descriptor, raw.baseAddress! + written, raw.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                if errno == EPIPE { throw ICalBridgeError(.io, "\(displayName): the reading end closed (\(reason))") }
-                throw ICalBridgeError(.io, "cannot write \(displayName): \(reason)")
-            }
-            written += result
+        if let code = buffer.withUnsafeBytes({ POSIXFile.writeAll(descriptor, $0) }) {
+            let reason = POSIXFile.describe(code)
+            if code == EPIPE { throw ICalBridgeError(.io, "\(displayName): the reading end closed (\(reason))") }
+            throw ICalBridgeError(.io, "cannot write \(displayName): \(reason)")
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -110,14 +110,13 @@ final class SpoolFile {
     private var pending: [UInt8] = []
 
     init(directory: String?) throws(ICalBridgeError) {
-        let base = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/graph-ics-spool.XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw ICalBridgeError(.io, "cannot create a temporary file in \(base): \(String(cString: strerror(errno)))")
+        let environment = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
+        let base = directory ?? environment ?? "/tmp"
+        guard let file = POSIXFile.makeTemporary(prefix: base + "/graph-ics-spool.") else {
+            throw ICalBridgeError(.io, "cannot create a temporary file in \(base): \(POSIXFile.describe(errno))")
         }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        self.descriptor = descriptor
+        unlink(file.path)
+        self.descriptor = file.descriptor
         pending.reserveCapacity(1 << 20)
     }
 
@@ -135,16 +134,8 @@ final class SpoolFile {
     }
 
     private func flush() throws(ICalBridgeError) {
-        var written = 0
-        while written < pending.count {
-            let result = pending.withUnsafeBytes { raw in
-                Foundation.write(descriptor, raw.baseAddress! + written, raw.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw ICalBridgeError(.io, "cannot write the temporary spool file: \(String(cString: strerror(errno)))")
-            }
-            written += result
+        if let code = pending.withUnsafeBytes({ POSIXFile.writeAll(descriptor, $0) }) {
+            throw ICalBridgeError(.io, "cannot write the temporary spool file: \(POSIXFile.describe(code))")
         }
         pending.removeAll(keepingCapacity: true)
     }
@@ -153,16 +144,8 @@ final class SpoolFile {
         try flush()
         buffer.removeAll(keepingCapacity: true)
         buffer.append(contentsOf: repeatElement(0, count: length))
-        var done = 0
-        while done < length {
-            let result = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + done, length - done, off_t(offset) + off_t(done))
-            }
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else {
-                throw ICalBridgeError(.io, "cannot read the temporary spool file back")
-            }
-            done += result
+        if let code = buffer.withUnsafeMutableBytes({ POSIXFile.readAll(descriptor, into: $0, at: offset) }) {
+            throw ICalBridgeError(.io, "cannot read the temporary spool file back: \(POSIXFile.describe(code))")
         }
     }
 }

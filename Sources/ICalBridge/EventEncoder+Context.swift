@@ -24,6 +24,8 @@ extension EventEncoder {
         var times: Times?
         var diagnostics: [Diagnostic] = []
         var zoneUses: [(zone: ICalZone, instant: Int64)] = []
+        /// Content lines libical cannot write correctly, added to the VEVENT as they are.
+        var extraLines: [String] = []
         let uid: String
 
         init(event: GraphEvent, options: ExportOptions) {
@@ -34,9 +36,12 @@ extension EventEncoder {
             } else if let id = event.id.map(ICalText.singleLine), !id.isEmpty {
                 self.uid = id
             } else {
-                self.uid = "graph-ics-" + Self.stableHash(
-                    [event.subject ?? "", event.start?.dateTime ?? "", event.end?.dateTime ?? ""].joined(separator: "\u{1F}")
-                )
+                self.uid =
+                    "graph-ics-"
+                    + Self.stableHash(
+                        [event.subject ?? "", event.start?.dateTime ?? "", event.end?.dateTime ?? ""].joined(
+                            separator: "\u{1F}")
+                    )
             }
         }
 
@@ -44,13 +49,15 @@ extension EventEncoder {
 
         mutating func error(_ message: String) {
             diagnostics.append(
-                Diagnostic(.error, message, file: options.file, eventID: event.id ?? event.iCalUId, subject: event.subject)
+                Diagnostic(
+                    .error, message, file: options.file, eventID: event.id ?? event.iCalUId, subject: event.subject)
             )
         }
 
         mutating func warning(_ message: String) {
             diagnostics.append(
-                Diagnostic(.warning, message, file: options.file, eventID: event.id ?? event.iCalUId, subject: event.subject)
+                Diagnostic(
+                    .warning, message, file: options.file, eventID: event.id ?? event.iCalUId, subject: event.subject)
             )
         }
 
@@ -71,13 +78,15 @@ extension EventEncoder {
                 return nil
             }
             guard let start = GraphTimestamp.parse(startText) else {
-                error("start.dateTime '\(startText)' is not a date-time (expected the form 2026-12-01T08:00:00.0000000)")
+                error(
+                    "start.dateTime '\(startText)' is not a date-time (expected the form 2026-12-01T08:00:00.0000000)")
                 return nil
             }
             var end: GraphTimestamp?
             if let endText = event.end?.dateTime {
                 guard let parsed = GraphTimestamp.parse(endText) else {
-                    error("end.dateTime '\(endText)' is not a date-time (expected the form 2026-12-01T08:00:00.0000000)")
+                    error(
+                        "end.dateTime '\(endText)' is not a date-time (expected the form 2026-12-01T08:00:00.0000000)")
                     return nil
                 }
                 end = parsed
@@ -87,7 +96,9 @@ extension EventEncoder {
                 var times = Times(isAllDay: true)
                 times.startDate = start.civil.date
                 if start.civil.hour != 0 || start.civil.minute != 0 {
-                    warning("all-day event does not start at midnight (\(startText)); its date \(times.startDate.dateString) is kept")
+                    warning(
+                        "all-day event does not start at midnight (\(startText)); its date \(times.startDate.dateString) is kept"
+                    )
                 }
                 if let end {
                     times.endDate = end.civil.date
@@ -107,7 +118,9 @@ extension EventEncoder {
             }
 
             var times = Times(isAllDay: false)
-            guard let startInstant = instant(of: start, zoneName: startValue.timeZone, field: "start") else { return nil }
+            guard let startInstant = instant(of: start, zoneName: startValue.timeZone, field: "start") else {
+                return nil
+            }
             times.start = startInstant
             if let end {
                 guard let endInstant = instant(of: end, zoneName: event.end?.timeZone, field: "end") else { return nil }
@@ -121,11 +134,13 @@ extension EventEncoder {
                 return nil
             }
             let timeZoneZone = ZoneResolver.resolve(startValue.timeZone)
-            times.startZone = displayZone(event.originalStartTimeZone, field: "originalStartTimeZone", timeZone: timeZoneZone)
+            times.startZone = displayZone(
+                event.originalStartTimeZone, field: "originalStartTimeZone", timeZone: timeZoneZone)
             if event.originalEndTimeZone == nil || event.originalEndTimeZone == event.originalStartTimeZone {
                 times.endZone = times.startZone
             } else {
-                times.endZone = displayZone(event.originalEndTimeZone, field: "originalEndTimeZone", timeZone: timeZoneZone)
+                times.endZone = displayZone(
+                    event.originalEndTimeZone, field: "originalEndTimeZone", timeZone: timeZoneZone)
             }
             return times
         }
@@ -154,7 +169,8 @@ extension EventEncoder {
         /// `--tz`, else UTC.
         mutating func displayZone(_ name: String?, field: String, timeZone: ZoneResolver.Resolution) -> ResolvedZone {
             let fallback = options.fallbackZone ?? .utc
-            let fallbackNote = options.fallbackZone == nil ? "UTC (give the mailbox zone with --tz)" : "\(fallback.name) (--tz)"
+            let fallbackNote =
+                options.fallbackZone == nil ? "UTC (give the mailbox zone with --tz)" : "\(fallback.name) (--tz)"
             guard let name else {
                 if case .resolved(let zone, _) = timeZone, zone != .utc { return zone }
                 return fallback
@@ -252,9 +268,10 @@ extension EventEncoder {
             if let address = location.address {
                 let cityLine = [address.postalCode, address.city].compactMap { $0 }.map(ICalText.singleLine)
                     .filter { !$0.isEmpty }.joined(separator: " ")
-                for part in [address.street.map(ICalText.singleLine), cityLine, address.state.map(ICalText.singleLine),
-                    address.countryOrRegion.map(ICalText.singleLine)]
-                {
+                for part in [
+                    address.street.map(ICalText.singleLine), cityLine, address.state.map(ICalText.singleLine),
+                    address.countryOrRegion.map(ICalText.singleLine),
+                ] {
                     if let part, !part.isEmpty { parts.append(part) }
                 }
             }
@@ -274,7 +291,9 @@ extension EventEncoder {
         }
 
         /// `mailto:` address with a CN, or nil when there is no address.
-        func calendarAddress(_ email: GraphEmailAddress, make: (UnsafePointer<CChar>?) -> OpaquePointer?) -> OpaquePointer? {
+        func calendarAddress(_ email: GraphEmailAddress, make: (UnsafePointer<CChar>?) -> OpaquePointer?)
+            -> OpaquePointer?
+        {
             let address = ICalText.singleLine(email.address ?? "").replacing(" ", with: "")
             guard !address.isEmpty else { return nil }
             let value = address.lowercased().hasPrefix("mailto:") ? address : "mailto:" + address
@@ -293,14 +312,18 @@ extension EventEncoder {
                     warning("an attendee without an e-mail address was left out")
                     continue
                 }
-                let type = GraphMappings.attendeeTypeToICal[attendee.type ?? "required"]
+                let type =
+                    GraphMappings.attendeeTypeToICal[attendee.type ?? "required"]
                     ?? GraphMappings.attendeeTypeToICal["required"]
                 if let type {
-                    ICalProperty.addParameter(property, icalparameter_new_from_value_string(ICAL_CUTYPE_PARAMETER, type.cutype))
-                    ICalProperty.addParameter(property, icalparameter_new_from_value_string(ICAL_ROLE_PARAMETER, type.role))
+                    ICalProperty.addParameter(
+                        property, icalparameter_new_from_value_string(ICAL_CUTYPE_PARAMETER, type.cutype))
+                    ICalProperty.addParameter(
+                        property, icalparameter_new_from_value_string(ICAL_ROLE_PARAMETER, type.role))
                 }
                 let partstat = GraphMappings.responseToPartstat[attendee.status?.response ?? "none"] ?? "NEEDS-ACTION"
-                ICalProperty.addParameter(property, icalparameter_new_from_value_string(ICAL_PARTSTAT_PARAMETER, partstat))
+                ICalProperty.addParameter(
+                    property, icalparameter_new_from_value_string(ICAL_PARTSTAT_PARAMETER, partstat))
                 add(property)
             }
         }

@@ -51,12 +51,19 @@ public struct EventEncoder: Sendable {
             context.component = component
             context.times = times
             for row in Self.rows { row.write(&context) }
-            let text = try component.serialized()
-            return EncodedEvent(text: text, uid: context.uid, sortStart: times.sortStart, zoneUses: context.zoneUses)
+            let text = try component.serialized(extraLines: context.extraLines)
+            return EncodedEvent(text: text, uid: context.uid, sortStart: sortKey(times), zoneUses: context.zoneUses)
         } catch {
             context.error("\(error)")
             return nil
         }
+    }
+
+    /// Timed events sort by their start instant; all-day events by midnight of their first day in the
+    /// mailbox zone (UTC without `--tz`).
+    func sortKey(_ times: Times) -> Int64 {
+        guard times.isAllDay else { return times.start }
+        return options.fallbackZone?.instant(forLocal: times.startDate) ?? times.startDate.secondsSinceEpoch
     }
 
     /// One property of the mapping.
@@ -111,7 +118,8 @@ public struct EventEncoder: Sendable {
                 context.add(icalproperty_new_transp(ICAL_TRANSP_OPAQUE))
                 return
             }
-            context.add(icalproperty_new_transp(mapped.transp == "TRANSPARENT" ? ICAL_TRANSP_TRANSPARENT : ICAL_TRANSP_OPAQUE))
+            context.add(
+                icalproperty_new_transp(mapped.transp == "TRANSPARENT" ? ICAL_TRANSP_TRANSPARENT : ICAL_TRANSP_OPAQUE))
             if let busy = mapped.busyStatus {
                 context.add(ICalProperty.xToken("X-MICROSOFT-CDO-BUSYSTATUS", busy))
             }
@@ -127,14 +135,16 @@ public struct EventEncoder: Sendable {
         },
         Row(property: "CATEGORIES") { context in
             for category in context.event.categories ?? [] where !category.trimmingSpaces().isEmpty {
-                context.add(ICalProperty.text(icalproperty_new_categories, category))
+                context.extraLines.append("CATEGORIES:" + ICalText.escaped(category))
             }
         },
         Row(property: "STATUS") { context in
             if context.event.isCancelled == true { context.add(icalproperty_new_status(ICAL_STATUS_CANCELLED)) }
         },
         Row(property: "URL/CONFERENCE") { $0.writeOnlineMeeting() },
-        Row(property: "CREATED") { $0.writeUTCTimestamp(\.createdDateTime, "createdDateTime", icalproperty_new_created) },
+        Row(property: "CREATED") {
+            $0.writeUTCTimestamp(\.createdDateTime, "createdDateTime", icalproperty_new_created)
+        },
         Row(property: "LAST-MODIFIED") {
             $0.writeUTCTimestamp(\.lastModifiedDateTime, "lastModifiedDateTime", icalproperty_new_lastmodified)
         },

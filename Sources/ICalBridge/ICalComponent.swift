@@ -51,14 +51,29 @@ final class ICalComponent {
 
     /// `icalcomponent_as_ical_string_r`, re-folded by graph-ics (libical 3.0 can split a line between
     /// CR and LF and count characters instead of octets; see ``ICalText/refold(_:)``).
-    func serialized() throws(ICalBridgeError) -> [UInt8] {
+    ///
+    /// - Parameter extraLines: unfolded content lines graph-ics wrote itself, inserted before the final
+    ///   `END:` line (properties libical cannot write correctly, see ``ICalText/escaped(_:)``).
+    func serialized(extraLines: [String] = []) throws(ICalBridgeError) -> [UInt8] {
         guard let text = icalcomponent_as_ical_string_r(pointer) else {
             throw ICalBridgeError(.libical, "libical could not serialise a component")
         }
         defer { free(text) }
         let length = strlen(text)
         return text.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-            ICalText.refold(UnsafeBufferPointer(start: bytes, count: length))
+            let buffer = UnsafeBufferPointer(start: bytes, count: length)
+            guard !extraLines.isEmpty else { return ICalText.refold(buffer) }
+            // Properties go before the first subcomponent (RFC 5545's grammar), else before the END line.
+            var all = Array(buffer)
+            while let last = all.last, last == 0x0D || last == 0x0A { all.removeLast() }
+            let subcomponent = Array("\nBEGIN:".utf8)
+            let firstChild = all.indices.dropFirst().first { all[$0...].starts(with: subcomponent) }
+            let endStart = firstChild.map { $0 + 1 } ?? (all.lastIndex(of: 0x0A).map { $0 + 1 }) ?? 0
+            var extra: [UInt8] = []
+            for line in extraLines { extra += Array(line.utf8) + [0x0D, 0x0A] }
+            all.insert(contentsOf: extra, at: endStart)
+            all += [0x0D, 0x0A]
+            return all.withUnsafeBufferPointer { ICalText.refold($0) }
         }
     }
 }

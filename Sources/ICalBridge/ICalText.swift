@@ -96,6 +96,23 @@ enum ICalText {
         return String(result)
     }
 
+    /// `value` escaped as an iCalendar TEXT value (RFC 5545 §3.3.11): backslash, comma, semicolon and
+    /// line breaks. graph-ics writes CATEGORIES itself with this, because libical 3.0 escapes neither commas
+    /// nor semicolons there, so that one category "Blue, Green" would be read back as two.
+    static func escaped(_ value: String) -> String {
+        var escaped = ""
+        for character in sanitized(value) {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case ",": escaped += "\\,"
+            case ";": escaped += "\\;"
+            case "\n": escaped += "\\n"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
     /// One line of text: line breaks and other control characters become spaces, ends trimmed.
     static func singleLine(_ value: String) -> String {
         var result = String.UnicodeScalarView()

@@ -90,8 +90,10 @@ public struct ICalZone: @unchecked Sendable, Equatable {
 
     /// Whether the zone has a fixed offset of zero (`Etc/UTC`, `Etc/GMT`, …) and so needs no VTIMEZONE.
     public var isUTC: Bool {
-        ["Etc/UTC", "Etc/GMT", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "Etc/GMT+0", "Etc/GMT-0", "Etc/GMT0",
-            "Etc/Greenwich", "UTC", "GMT"].contains(name)
+        [
+            "Etc/UTC", "Etc/GMT", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "Etc/GMT+0", "Etc/GMT-0", "Etc/GMT0",
+            "Etc/Greenwich", "UTC", "GMT",
+        ].contains(name)
     }
 
     /// The zone's VTIMEZONE covering `[from, to]`, TZID set to the plain IANA name, serialised and folded.
@@ -106,7 +108,8 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     /// understands.
     public func vtimezone(from: Int64, to: Int64) throws(ICalBridgeError) -> [UInt8] {
         let changes = transitions(from: from, to: to)
-        if let truncated = try truncatedVTimezone(from: from, to: to), matches(truncated, changes: changes, from: from) {
+        if let truncated = try truncatedVTimezone(from: from, to: to), matches(truncated, changes: changes, from: from)
+        {
             return truncated
         }
         return explicitVTimezone(from: from, changes: changes)
@@ -162,7 +165,9 @@ public struct ICalZone: @unchecked Sendable, Equatable {
                     if offsetAndDaylight(at: middle) == previous { low = middle } else { high = middle }
                 }
                 let after = offsetAndDaylight(at: high)
-                result.append(Transition(instant: high, before: previous.offset, after: after.offset, isDaylight: after.isDaylight))
+                result.append(
+                    Transition(
+                        instant: high, before: previous.offset, after: after.offset, isDaylight: after.isDaylight))
                 previous = after
                 if high < next {
                     time = high
@@ -194,7 +199,9 @@ public struct ICalZone: @unchecked Sendable, Equatable {
             return false
         }
         var probes: [Int64] = [from, from + 3600]
-        for change in changes { probes.append(contentsOf: [change.instant - 1, change.instant, change.instant + 3600]) }
+        for change in changes {
+            probes.append(contentsOf: [change.instant - 1, change.instant, change.instant + 3600])
+        }
         for instant in probes {
             var expectedTime = icaltimetype.make(CivilDateTime(secondsSinceEpoch: instant))
             var actualTime = expectedTime
@@ -223,7 +230,8 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         }
         func stamp(_ civil: CivilDateTime) -> String {
             CivilDateTime.pad(civil.year, 4) + CivilDateTime.pad(civil.month, 2) + CivilDateTime.pad(civil.day, 2) + "T"
-                + CivilDateTime.pad(civil.hour, 2) + CivilDateTime.pad(civil.minute, 2) + CivilDateTime.pad(civil.second, 2)
+                + CivilDateTime.pad(civil.hour, 2) + CivilDateTime.pad(civil.minute, 2)
+                + CivilDateTime.pad(civil.second, 2)
         }
         let initial = offsetAndDaylight(at: from)
         var lines = ["BEGIN:VTIMEZONE", "TZID:" + name, "X-LIC-LOCATION:" + name]

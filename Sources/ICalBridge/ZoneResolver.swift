@@ -76,7 +76,8 @@ public enum ZoneResolver {
         {
             return .resolved(zone, rule: "Windows name with numeric suffix")
         }
-        if let windows = WindowsZones.windows(forDisplayName: trimmed), let iana = WindowsZones.iana(forWindows: windows),
+        if let windows = WindowsZones.windows(forDisplayName: trimmed),
+            let iana = WindowsZones.iana(forWindows: windows),
             let zone = ResolvedZone.iana(iana)
         {
             return .resolved(zone, rule: "Outlook display name")

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+@testable import ICalBridge
+
+@Suite struct WindowsZonesTests {
+    @Test("Windows names map to IANA through CLDR's territory 001, normalised through tzdata links")
+    func windowsToIANA() {
+        #expect(WindowsZones.iana(forWindows: "W. Europe Standard Time") == "Europe/Berlin")
+        #expect(WindowsZones.iana(forWindows: "w. europe standard time") == "Europe/Berlin")
+        #expect(WindowsZones.iana(forWindows: "Pacific Standard Time") == "America/Los_Angeles")
+        // CLDR 2021a says Asia/Calcutta and Europe/Kiev; tzdata's links make them the new names.
+        #expect(WindowsZones.iana(forWindows: "India Standard Time") == "Asia/Kolkata")
+        #expect(WindowsZones.iana(forWindows: "FLE Standard Time") == "Europe/Kyiv")
+        #expect(WindowsZones.iana(forWindows: "Mars Standard Time") == nil)
+    }
+
+    @Test("every IANA id of the table, old or new spelling, maps back to its Windows zone")
+    func ianaToWindows() {
+        #expect(WindowsZones.windows(forIANA: "Asia/Calcutta") == "India Standard Time")
+        #expect(WindowsZones.windows(forIANA: "Asia/Kolkata") == "India Standard Time")
+        #expect(WindowsZones.windows(forIANA: "Europe/Kiev") == "FLE Standard Time")
+        #expect(WindowsZones.windows(forIANA: "Europe/Kyiv") == "FLE Standard Time")
+        #expect(WindowsZones.windows(forIANA: "Europe/Amsterdam") == "W. Europe Standard Time")
+        #expect(WindowsZones.windows(forIANA: "Pacific/Niue") == "UTC-11")
+        #expect(WindowsZones.windows(forIANA: "Europe/Berlin") == "W. Europe Standard Time")
+    }
+
+    @Test("the whole CLDR table is there: every Windows zone resolves to a zone libical has rules for")
+    func everyWindowsZoneResolves() {
+        let names = WindowsZones.allWindowsNames
+        // windowsZones.xml has one territory-001 row per Windows zone; a generator that dropped rows
+        // would leave zones out, so compare with the rows of the generated text itself.
+        let rows001 = WindowsZones.cldrRows.split(separator: "\n").filter { $0.contains("\t001\t") }.count
+        #expect(names.count == rows001)
+        #expect(names.count > 130)
+        for name in names {
+            guard case .resolved = ZoneResolver.resolve(name) else {
+                Issue.record("\(name) does not resolve")
+                continue
+            }
+        }
+    }
+
+    @Test("Outlook display names and numbered Windows names resolve")
+    func displayNamesAndSuffixes() {
+        #expect(
+            WindowsZones.windows(forDisplayName: "(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna")
+                == "W. Europe Standard Time"
+        )
+        guard case .resolved(let zone, let rule) = ZoneResolver.resolve("Pacific Standard Time 1") else {
+            Issue.record("numbered Windows name did not resolve")
+            return
+        }
+        #expect(zone.name == "America/Los_Angeles")
+        #expect(rule == "Windows name with numeric suffix")
+    }
+
+    @Test("Graph's sentinels and empty names are sentinels, UTC spellings are UTC, nonsense is unknown")
+    func sentinels() {
+        for name in ["tzone://Microsoft/Custom", "tzone://Microsoft/Utc", "Customized Time Zone", "", "  ", nil] {
+            #expect(ZoneResolver.resolve(name) == .sentinel, "\(String(describing: name))")
+        }
+        for name in ["UTC", "Etc/UTC", "utc"] {
+            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
+                Issue.record("\(name) did not resolve")
+                continue
+            }
+            #expect(zone == .utc)
+        }
+        #expect(ZoneResolver.resolve("Mars Standard Time") == .unknown)
+        #expect(ZoneResolver.resolve("../../etc/passwd") == .unknown)
+    }
+
+    @Test("tzdata canonical names follow links but keep zone.tab names")
+    func canonicalNames() {
+        let tz = TZData.system
+        #expect(tz.canonical("Asia/Calcutta") == "Asia/Kolkata")
+        #expect(tz.canonical("Europe/Kiev") == "Europe/Kyiv")
+        #expect(tz.canonical("Europe/Amsterdam") == "Europe/Amsterdam")
+        #expect(tz.knownName("europe/berlin") == "Europe/Berlin")
+    }
+}
+
+@Suite struct ICalZoneTests {
+    func zone(_ name: String) throws -> ICalZone {
+        try #require(ICalZone.named(name))
+    }
+
+    func instant(_ text: String) throws -> Int64 {
+        try #require(GraphTimestamp.parse(text)?.instant)
+    }
+
+    @Test("a fall-back fold has two instants, a spring-forward gap none (northern hemisphere)")
+    func berlinFoldAndGap() throws {
+        let berlin = try zone("Europe/Berlin")
+        let fold = CivilDateTime(year: 2026, month: 10, day: 25, hour: 2, minute: 30)
+        #expect(
+            berlin.instants(forLocal: fold) == [
+                try instant("2026-10-25T00:30:00Z"), try instant("2026-10-25T01:30:00Z"),
+            ])
+        let gap = CivilDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30)
+        #expect(berlin.instants(forLocal: gap).isEmpty)
+        // RFC 5545 §3.3.5: a time in the gap means the same time after the change (03:30 CEST).
+        #expect(berlin.instant(forLocal: gap) == (try instant("2026-03-29T01:30:00Z")))
+        #expect(berlin.utcOffset(at: try instant("2026-07-01T12:00:00Z")) == 7200)
+        #expect(berlin.utcOffset(at: try instant("2026-12-01T12:00:00Z")) == 3600)
+    }
+
+    @Test("fold detection works on the southern hemisphere (Sydney falls back in April)")
+    func sydneyFold() throws {
+        let sydney = try zone("Australia/Sydney")
+        // 2026-04-05 02:30 AEDT = 15:30Z on the 4th; 02:30 AEST = 16:30Z.
+        #expect(!sydney.localTimeIsExact(at: try instant("2026-04-04T15:30:00Z")))
+        #expect(!sydney.localTimeIsExact(at: try instant("2026-04-04T16:30:00Z")))
+        #expect(sydney.localTimeIsExact(at: try instant("2026-04-04T14:30:00Z")))
+        #expect(
+            sydney.localTime(at: try instant("2026-12-01T00:00:00Z"))
+                == CivilDateTime(year: 2026, month: 12, day: 1, hour: 11))
+    }
+
+    @Test("VTIMEZONE: plain IANA TZID, and correct offsets even where libical's truncation is wrong")
+    func vtimezoneIsExact() throws {
+        let havana = try zone("America/Havana")
+        let from = try instant("2026-03-01T00:00:00Z")
+        let to = try instant("2026-03-20T00:00:00Z")
+        let text = String(decoding: try havana.vtimezone(from: from, to: to), as: UTF8.self)
+        let lines = Fixtures.lines(text)
+        #expect(lines.contains("TZID:America/Havana"))
+        // The spring-forward of 2026-03-08 00:00 local (-05:00 → -04:00) must be a component of its own.
+        #expect(lines.contains("DTSTART:20260308T000000"))
+        #expect(lines.contains("TZOFFSETTO:-0400"))
+        #expect(!lines.contains { $0.hasPrefix("RDATE") && $0.hasSuffix("Z") })
+
+        let berlin = try zone("Europe/Berlin")
+        let berlinText = String(decoding: try berlin.vtimezone(from: from, to: to), as: UTF8.self)
+        #expect(Fixtures.lines(berlinText).contains("TZID:Europe/Berlin"))
+        #expect(!berlinText.contains("freeassociation"))
+    }
+}
