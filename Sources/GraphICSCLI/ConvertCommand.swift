@@ -98,7 +98,11 @@ struct ConvertCommand: Command {
         let summary: GraphToICS.Summary
         do {
             summary = try GraphToICS.convert(data, options: options, into: &writer)
-            try sink.commit()
+            if summary.wroteCalendar {
+                try sink.commit()
+            } else {
+                sink.discard()
+            }
         } catch {
             sink.discard()
             throw CommandFailure(Self.status(for: error.code), error.description)

@@ -4,7 +4,7 @@ import ICalBridge
 /// `graph-ics`: parses the command line, runs one command, maps what happened to an exit status.
 @main
 enum GraphICS {
-    static let commands: [any Command.Type] = [ConvertCommand.self]
+    static var commands: [any Command.Type] { [ConvertCommand.self] }
 
     static var help: String {
         var text = """

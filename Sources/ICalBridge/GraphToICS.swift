@@ -12,12 +12,16 @@ public enum GraphToICS {
         /// VEVENTs written.
         public var written: Int
         public var diagnostics: [Diagnostic]
+        /// False when no event converted and some failed: then nothing was written into the sink, so
+        /// that a caller never replaces a good file with an empty calendar.
+        public var wroteCalendar: Bool
     }
 
     /// Converts the Graph JSON `data` (named `options.file` in diagnostics) into `sink`.
     ///
     /// - Throws: ``ICalBridgeError`` when the input as a whole is unusable or writing fails. Problems
-    ///   with single events are in the summary's diagnostics; those events are left out.
+    ///   with single events are in the summary's diagnostics; those events are left out. When every
+    ///   event failed, nothing is written (see ``Summary/wroteCalendar``).
     public static func convert<Sink: ByteSink>(
         _ data: Data,
         options: ExportOptions,
@@ -32,7 +36,10 @@ public enum GraphToICS {
                 try writer.add(encoded)
             }
         }
-        try writer.finish(into: &sink)
-        return Summary(inputEvents: document.count, written: writer.count, diagnostics: diagnostics)
+        let failed = diagnostics.contains { $0.severity == .error }
+        let write = writer.count > 0 || !failed
+        if write { try writer.finish(into: &sink) }
+        return Summary(
+            inputEvents: document.count, written: writer.count, diagnostics: diagnostics, wroteCalendar: write)
     }
 }

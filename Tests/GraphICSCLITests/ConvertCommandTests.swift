@@ -1,0 +1,456 @@
+import Foundation
+import Testing
+
+/// End-to-end tests of the built `graph-ics` executable: exit statuses, what goes to stdout and stderr, and the
+/// files it writes.
+@Suite struct ConvertCommandTests {
+    static let convertUsage =
+        "Usage: graph-ics convert [FILE|-] [--to ics|graph-json] [--tz IANA] [-o FILE|-] [--verbose]"
+    static let topUsage = "Usage: graph-ics <command> [options]"
+    static let seeHelp = "See 'graph-ics --help'."
+
+    // MARK: Help, version, usage errors
+
+    @Test("top-level help goes to stdout and exits 0", arguments: [["--help"], ["-h"], ["help"]])
+    func topLevelHelp(arguments: [String]) throws {
+        let result = try graphICS(arguments)
+        #expect(result.status == 0)
+        #expect(result.out.hasPrefix("graph-ics 0.1.0"))
+        #expect(result.out.contains(Self.topUsage))
+        #expect(result.out.contains("  convert "))
+        #expect(result.stderr.isEmpty, "stderr: \(result.err)")
+    }
+
+    @Test(
+        "convert help goes to stdout and exits 0",
+        arguments: [["convert", "--help"], ["convert", "-h"], ["help", "convert"], ["convert", "x.json", "--help"]])
+    func convertHelp(arguments: [String]) throws {
+        let result = try graphICS(arguments)
+        #expect(result.status == 0)
+        #expect(result.out.hasPrefix(Self.convertUsage + "\n"))
+        #expect(result.out.contains("--tz ZONE"))
+        #expect(result.out.contains("Exit status:"))
+        #expect(result.stderr.isEmpty, "stderr: \(result.err)")
+    }
+
+    @Test("--version prints the name and version only")
+    func version() throws {
+        let result = try graphICS(["--version"])
+        #expect(result.status == 0)
+        #expect(result.out == "graph-ics 0.1.0\n")
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test("no arguments is a usage error with the help on stderr")
+    func noArguments() throws {
+        let result = try graphICS([])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+        #expect(result.err.contains(Self.topUsage))
+    }
+
+    @Test("an unknown command prints Error, the usage line and the help hint on stderr")
+    func unknownCommand() throws {
+        let result = try graphICS(["frobnicate", "week.json"])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+        #expect(
+            result.errLines == ["Error: unknown command 'frobnicate'", Self.topUsage, Self.seeHelp],
+            "stderr: \(result.err)")
+    }
+
+    @Test("an unknown option to convert is a usage error naming the option")
+    func unknownOption() throws {
+        let result = try graphICS(["convert", Package.fixture("graph/sample-week.json").path, "--frobnicate"])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+        #expect(result.errLines.count == 3, "stderr: \(result.err)")
+        #expect(result.errLines.first?.hasPrefix("Error: ") == true)
+        #expect(result.errLines.first?.contains("--frobnicate") == true)
+        #expect(result.errLines.dropFirst().first == Self.convertUsage)
+        #expect(result.errLines.last == Self.seeHelp)
+    }
+
+    @Test("--tz with a zone that does not exist is a usage error", arguments: ["--tz", "--tz="])
+    func unknownTimeZoneOption(spelling: String) throws {
+        let input = Package.fixture("graph/sample-week.json").path
+        let zoneArguments = spelling == "--tz" ? ["--tz", "Mars/Olympus"] : ["--tz=Mars/Olympus"]
+        let result = try graphICS(["convert", input] + zoneArguments)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+        #expect(result.errLines.first?.hasPrefix("Error: ") == true)
+        #expect(result.errLines.first?.contains("Mars/Olympus") == true, "stderr: \(result.err)")
+        #expect(result.errLines.last == Self.seeHelp)
+    }
+
+    // MARK: Input problems
+
+    @Test("a missing input file exits 66 and names the file")
+    func missingInput() throws {
+        try withTemporaryDirectory { directory in
+            let missing = directory.appendingPathComponent("no-such-week.json").path
+            let result = try graphICS(["convert", missing])
+            #expect(result.status == 66)
+            #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+            #expect(result.err.contains(missing), "stderr: \(result.err)")
+        }
+    }
+
+    @Test("a directory as input exits 66 and names it")
+    func directoryInput() throws {
+        try withTemporaryDirectory { directory in
+            let result = try graphICS(["convert", directory.path])
+            #expect(result.status == 66)
+            #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+            #expect(result.err.contains(directory.path), "stderr: \(result.err)")
+        }
+    }
+
+    /// A fixture in `fixtures/bad` that yields nothing usable, and a word its message must contain.
+    struct UnusableInput: Sendable, CustomTestStringConvertible {
+        var file: String
+        var messageWord: String
+        /// Whether the problem is in one event (whose id the message must name) rather than the whole file.
+        var perEvent: Bool
+        var testDescription: String { file }
+    }
+
+    static let unusableInputs = [
+        UnusableInput(file: "not-json.json", messageWord: "JSON", perEvent: false),
+        UnusableInput(file: "wrong-shape.json", messageWord: "value", perEvent: false),
+        UnusableInput(file: "empty.json", messageWord: "empty", perEvent: false),
+        UnusableInput(file: "missing-start.json", messageWord: "start", perEvent: true),
+        UnusableInput(file: "unknown-zone.json", messageWord: "Mars Standard Time", perEvent: true),
+    ]
+
+    @Test("an input with nothing usable exits 65, names the file and prints no calendar", arguments: unusableInputs)
+    func unusableInput(_ input: UnusableInput) throws {
+        let path = Package.fixture("bad/" + input.file).path
+        let result = try graphICS(["convert", path])
+        #expect(result.status == 65, "stderr: \(result.err)")
+        #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+        let errorLines = result.errLines.filter { $0.hasPrefix("error: ") }
+        #expect(!errorLines.isEmpty, "stderr: \(result.err)")
+        #expect(errorLines.allSatisfy { $0.contains(path) }, "stderr: \(result.err)")
+        #expect(errorLines.contains { $0.contains(input.messageWord) }, "stderr: \(result.err)")
+        if input.perEvent {
+            for event in try Package.graphEvents("bad/" + input.file) {
+                let id = try #require(event["id"] as? String)
+                #expect(errorLines.contains { $0.contains(id) }, "no error names event \(id): \(result.err)")
+            }
+        }
+    }
+
+    @Test("a partly bad input exits 1 with the good events on stdout and each bad one named on stderr")
+    func partlyBadInput() throws {
+        let path = Package.fixture("bad/partly-bad.json").path
+        let events = try Package.graphEvents("bad/partly-bad.json")
+        let good = events.filter { ($0["subject"] as? String)?.hasPrefix("Good") == true }.compactMap {
+            $0["id"] as? String
+        }
+        let bad = events.filter { ($0["subject"] as? String)?.hasPrefix("Bad") == true }.compactMap {
+            $0["id"] as? String
+        }
+        try #require(good.count == 3 && bad.count == 2, "fixture changed: \(good) \(bad)")
+
+        let result = try graphICS(["convert", path])
+        #expect(result.status == 1, "stderr: \(result.err)")
+        #expect(result.out.hasPrefix("BEGIN:VCALENDAR\r\n"))
+        #expect(result.out.hasSuffix("END:VCALENDAR\r\n"))
+        #expect(result.out.components(separatedBy: "BEGIN:VEVENT\r\n").count - 1 == good.count)
+        let written = ICalendarText.events(result.out).compactMap(\.graphID)
+        #expect(Set(written) == Set(good))
+
+        let errorLines = result.errLines.filter { $0.hasPrefix("error: ") }
+        #expect(errorLines.count == bad.count, "stderr: \(result.err)")
+        for id in bad {
+            #expect(errorLines.contains { $0.contains(id) && $0.contains(path) }, "\(id) not named: \(result.err)")
+        }
+        for id in good {
+            #expect(!result.err.contains(id), "good event \(id) reported: \(result.err)")
+        }
+    }
+
+    @Test(
+        "iCalendar input says the iCalendar to Graph direction is not available yet",
+        arguments: ["week.ics", "week.json"])
+    func iCalendarInput(fileName: String) throws {
+        try withTemporaryDirectory { directory in
+            let input = directory.appendingPathComponent(fileName)
+            let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nEND:VCALENDAR\r\n"
+            try Data(calendar.utf8).write(to: input)
+            let result = try graphICS(["convert", input.path])
+            #expect(result.status == 64)
+            #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+            #expect(result.err.contains(input.path), "stderr: \(result.err)")
+            #expect(result.err.contains("iCalendar to Graph JSON is not available"), "stderr: \(result.err)")
+        }
+    }
+
+    // MARK: Output
+
+    @Test("-o writes a well-formed calendar file and nothing to stdout", arguments: Package.fixtureNames(in: "graph"))
+    func outputFile(fixture: String) throws {
+        try withTemporaryDirectory { directory in
+            let output = directory.appendingPathComponent("out.ics")
+            let result = try graphICS(["convert", Package.fixture("graph/" + fixture).path, "-o", output.path])
+            #expect(result.status == 0, "stderr: \(result.err)")
+            #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+            #expect(!result.err.contains("error:"), "stderr: \(result.err)")
+
+            let bytes = try Data(contentsOf: output)
+            let text = try #require(String(data: bytes, encoding: .utf8), "output is not UTF-8")
+            #expect(text.hasPrefix("BEGIN:VCALENDAR\r\nPRODID:"))
+            #expect(text.hasSuffix("\r\nEND:VCALENDAR\r\n"))
+            #expect(text.contains("\r\nVERSION:2.0\r\n"))
+            // CRLF everywhere: every LF follows a CR, every CR precedes an LF.
+            let byteArray = [UInt8](bytes)
+            for (index, byte) in byteArray.enumerated() {
+                if byte == 0x0A {
+                    #expect(index > 0 && byteArray[index - 1] == 0x0D, "bare LF at byte \(index)")
+                } else if byte == 0x0D {
+                    #expect(index + 1 < byteArray.count && byteArray[index + 1] == 0x0A, "bare CR at byte \(index)")
+                }
+            }
+            let lines = text.components(separatedBy: "\r\n").dropLast()
+            for line in lines {
+                #expect(line.utf8.count <= 75, "line of \(line.utf8.count) octets: \(line)")
+            }
+            let inputEvents = try Package.graphEvents("graph/" + fixture).count
+            #expect(ICalendarText.events(text).count == inputEvents)
+            let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(entries == ["out.ics"], "left behind: \(entries)")
+        }
+    }
+
+    @Test(
+        "standard input gives the same calendar as the file",
+        arguments: [["convert", "-"], ["convert"]], ["sample-week.json", "long-unicode-text.json"])
+    func standardInput(arguments: [String], fixture: String) throws {
+        let url = Package.fixture("graph/" + fixture)
+        let fromFile = try graphICS(["convert", url.path])
+        let fromPipe = try graphICS(arguments, stdin: .pipe(Data(contentsOf: url)))
+        #expect(fromFile.status == 0, "stderr: \(fromFile.err)")
+        #expect(fromPipe.status == 0, "stderr: \(fromPipe.err)")
+        #expect(fromPipe.out.hasPrefix("BEGIN:VCALENDAR\r\n"))
+        #expect(fromPipe.out.contains("BEGIN:VEVENT\r\n"))
+        #expect(ICalendarText.normalisingTimestamps(fromPipe.out) == ICalendarText.normalisingTimestamps(fromFile.out))
+    }
+
+    @Test("a calendar far larger than a pipe buffer goes through stdin and stdout whole")
+    func largeCalendarThroughPipes() throws {
+        let week = try Package.graphEvents("graph/sample-week.json")
+        var events: [[String: Any]] = []
+        for copy in 0..<40 {
+            for event in week {
+                var renamed = event
+                renamed["id"] = ((event["id"] as? String) ?? "") + "-\(copy)"
+                renamed["iCalUId"] = ((event["iCalUId"] as? String) ?? "") + "\(copy)"
+                events.append(renamed)
+            }
+        }
+        let input = try JSONSerialization.data(withJSONObject: ["value": events])
+        try #require(input.count > 1 << 20)
+        let result = try graphICS(["convert", "-"], stdin: .pipe(input))
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.stdout.count > 1 << 16)
+        #expect(result.out.hasSuffix("END:VCALENDAR\r\n"))
+        let written = ICalendarText.events(result.out).compactMap(\.graphID)
+        #expect(written.count == events.count)
+        #expect(Set(written).count == events.count)
+    }
+
+    @Test("a failed conversion leaves an existing output file untouched", arguments: unusableInputs)
+    func failedConversionKeepsOutput(_ input: UnusableInput) throws {
+        try withTemporaryDirectory { directory in
+            let output = directory.appendingPathComponent("out.ics")
+            let precious = Data("precious\n".utf8)
+            try precious.write(to: output)
+            let result = try graphICS(["convert", Package.fixture("bad/" + input.file).path, "-o", output.path])
+            #expect(result.status == 65, "stderr: \(result.err)")
+            #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+            #expect(try Data(contentsOf: output) == precious, "out.ics was replaced")
+            let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(entries == ["out.ics"], "left behind: \(entries)")
+        }
+    }
+
+    @Test("-o into a folder that does not exist exits 73 and creates nothing")
+    func outputIntoMissingFolder() throws {
+        try withTemporaryDirectory { directory in
+            let missingFolder = directory.appendingPathComponent("no-such-folder")
+            let output = missingFolder.appendingPathComponent("out.ics")
+            let result = try graphICS(["convert", Package.fixture("graph/sample-week.json").path, "-o", output.path])
+            #expect(result.status == 73, "stderr: \(result.err)")
+            #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+            #expect(result.err.contains(output.path), "stderr: \(result.err)")
+            #expect(!FileManager.default.fileExists(atPath: missingFolder.path))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+    }
+
+    @Test("-o into a path that cannot be a folder exits 73 and leaves the file alone")
+    func outputUnderRegularFile() throws {
+        // Permission bits do not stop root, so an unwritable place is a path below a regular file (ENOTDIR).
+        try withTemporaryDirectory { directory in
+            let blocker = directory.appendingPathComponent("somefile.txt")
+            try Data("not a folder\n".utf8).write(to: blocker)
+            let output = blocker.appendingPathComponent("out.ics")
+            let result = try graphICS(["convert", Package.fixture("graph/sample-week.json").path, "-o", output.path])
+            #expect(result.status == 73, "stderr: \(result.err)")
+            #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+            #expect(result.err.contains(output.path), "stderr: \(result.err)")
+            #expect(try Data(contentsOf: blocker) == Data("not a folder\n".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["somefile.txt"])
+        }
+    }
+
+    @Test("-o naming an existing folder exits 73 and leaves the folder empty")
+    func outputIsAFolder() throws {
+        try withTemporaryDirectory { directory in
+            let result = try graphICS(["convert", Package.fixture("graph/sample-week.json").path, "-o", directory.path])
+            #expect(result.status == 73, "stderr: \(result.err)")
+            #expect(result.stdout.isEmpty, "stdout: \(result.out)")
+            #expect(result.err.contains(directory.path), "stderr: \(result.err)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+    }
+
+    // MARK: Time zones
+
+    /// Values of `originalStartTimeZone` that name no real zone.
+    static let sentinelZones: Set<String> = [
+        "tzone://Microsoft/Custom", "tzone://Microsoft/Utc", "Customized Time Zone", "",
+    ]
+
+    @Test("--tz places events with a sentinel original zone in that zone and warns about each")
+    func sentinelZonesWithMailboxZone() throws {
+        let path = Package.fixture("graph/sentinel-zones.json").path
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let result = try graphICS(["convert", path, "--tz", "Europe/Berlin"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(!result.err.contains("error:"), "stderr: \(result.err)")
+        let written = ICalendarText.events(result.out)
+        let warnings = result.errLines.filter { $0.hasPrefix("warning: ") }
+        var checked = 0
+        for event in try Package.graphEvents("graph/sentinel-zones.json") {
+            let id = try #require(event["id"] as? String)
+            let original = event["originalStartTimeZone"] as? String
+            guard original == nil || Self.sentinelZones.contains(original ?? "") else { continue }
+            let start = try #require(event["start"] as? [String: Any])
+            #expect(start["timeZone"] as? String == "UTC")
+            let instant = try ICalTime.graphUTC(try #require(start["dateTime"] as? String))
+            let vevent = try #require(written.first { $0.graphID == id }, "event \(id) missing")
+            #expect(vevent.line("DTSTART") == "DTSTART;TZID=Europe/Berlin:" + ICalTime.local(instant, in: berlin))
+            if original != nil {
+                #expect(
+                    warnings.contains { $0.contains(id) && $0.contains("Europe/Berlin") },
+                    "no warning names \(id): \(result.err)")
+            }
+            checked += 1
+        }
+        #expect(checked >= 4)
+        // The zone is described once, so readers know the TZID.
+        #expect(result.out.components(separatedBy: "\r\nTZID:Europe/Berlin\r\n").count == 2)
+    }
+
+    @Test("without --tz events with a sentinel original zone are in UTC and the warning points to --tz")
+    func sentinelZonesWithoutMailboxZone() throws {
+        let path = Package.fixture("graph/sentinel-zones.json").path
+        let result = try graphICS(["convert", path])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        let written = ICalendarText.events(result.out)
+        let warnings = result.errLines.filter { $0.hasPrefix("warning: ") }
+        var checked = 0
+        for event in try Package.graphEvents("graph/sentinel-zones.json") {
+            let id = try #require(event["id"] as? String)
+            let original = event["originalStartTimeZone"] as? String
+            guard original == nil || Self.sentinelZones.contains(original ?? "") else { continue }
+            let start = try #require(event["start"] as? [String: Any])
+            let instant = try ICalTime.graphUTC(try #require(start["dateTime"] as? String))
+            let vevent = try #require(written.first { $0.graphID == id }, "event \(id) missing")
+            #expect(vevent.line("DTSTART") == "DTSTART:" + ICalTime.utc(instant))
+            if original != nil {
+                #expect(
+                    warnings.contains { $0.contains(id) && $0.contains("--tz") },
+                    "no warning names \(id): \(result.err)"
+                )
+            }
+            checked += 1
+        }
+        #expect(checked >= 4)
+        #expect(!result.out.contains("TZID=Europe/Berlin"))
+    }
+
+    @Test("times in the repeated hour of a DST fold are written in UTC, other times as local time with TZID")
+    func dstFold() throws {
+        let zones = [
+            "W. Europe Standard Time": "Europe/Berlin",
+            "Pacific Standard Time": "America/Los_Angeles",
+            "AUS Eastern Standard Time": "Australia/Sydney",
+        ]
+        // The fixture's events all start in a repeated hour; a copy of each four hours later is outside it and
+        // must come out as local time.
+        let fixture = try Package.graphEvents("graph/dst-fold.json")
+        var events = fixture
+        for event in fixture {
+            var later = event
+            for key in ["start", "end"] {
+                var value = try #require(event[key] as? [String: Any])
+                let instant = try ICalTime.graphUTC(try #require(value["dateTime"] as? String))
+                let shifted = ICalTime.utc(instant.addingTimeInterval(4 * 3600))
+                value["dateTime"] = Self.graphDateTime(fromICal: shifted)
+                later[key] = value
+            }
+            later["id"] = ((event["id"] as? String) ?? "") + "-later"
+            later["iCalUId"] = ((event["iCalUId"] as? String) ?? "") + "1"
+            events.append(later)
+        }
+
+        try withTemporaryDirectory { directory in
+            let input = directory.appendingPathComponent("dst-fold-and-later.json")
+            try JSONSerialization.data(withJSONObject: ["value": events]).write(to: input)
+            for file in [Package.fixture("graph/dst-fold.json"), input] {
+                let result = try graphICS(["convert", file.path])
+                #expect(result.status == 0, "stderr: \(result.err)")
+                let written = ICalendarText.events(result.out)
+                let expectedEvents = file == input ? events : fixture
+                #expect(written.count == expectedEvents.count)
+                var inFold = 0
+                var outside = 0
+                for event in expectedEvents {
+                    let id = try #require(event["id"] as? String)
+                    let vevent = try #require(written.first { $0.graphID == id }, "event \(id) missing")
+                    for (key, property) in [("start", "DTSTART"), ("end", "DTEND")] {
+                        let zoneKey = key == "start" ? "originalStartTimeZone" : "originalEndTimeZone"
+                        let windows = try #require(event[zoneKey] as? String)
+                        let iana = try #require(zones[windows], "no IANA name for \(windows)")
+                        let zone = try #require(TimeZone(identifier: iana))
+                        let value = try #require(event[key] as? [String: Any])
+                        #expect(value["timeZone"] as? String == "UTC")
+                        let instant = try ICalTime.graphUTC(try #require(value["dateTime"] as? String))
+                        let expected: String
+                        if ICalTime.isInFold(instant, in: zone) {
+                            expected = property + ":" + ICalTime.utc(instant)
+                            if key == "start" { inFold += 1 }
+                        } else {
+                            expected = property + ";TZID=" + iana + ":" + ICalTime.local(instant, in: zone)
+                            if key == "start" { outside += 1 }
+                        }
+                        #expect(vevent.line(property) == expected, "event \(id)")
+                    }
+                }
+                #expect(inFold == fixture.count, "every start in the fixture is in a repeated hour")
+                #expect(outside == expectedEvents.count - fixture.count)
+            }
+        }
+    }
+
+    /// `20261025T043000Z` → `2026-10-25T04:30:00.0000000`.
+    static func graphDateTime(fromICal value: String) -> String {
+        let characters = Array(value)
+        func part(_ range: Range<Int>) -> String { String(characters[range]) }
+        return part(0..<4) + "-" + part(4..<6) + "-" + part(6..<8) + "T" + part(9..<11) + ":" + part(11..<13) + ":"
+            + part(13..<15) + ".0000000"
+    }
+}
