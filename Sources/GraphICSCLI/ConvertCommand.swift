@@ -116,6 +116,9 @@ struct ConvertCommand: Command {
         let failed = summary.diagnostics.filter { $0.severity == .error }.count
         if verbose || failed > 0 {
             var line = "\(name): \(summary.written) of \(summary.inputEvents) events converted to \(sink.displayName)"
+            if !summary.wroteCalendar {
+                line = "\(name): no event could be converted; nothing written to \(sink.displayName)"
+            }
             if failed > 0 { line += "; \(failed) failed" }
             terminal.note(line)
         }

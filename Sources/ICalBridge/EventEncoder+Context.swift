@@ -1,5 +1,3 @@
-internal import CLibical
-
 extension EventEncoder {
     /// The resolved times of one event.
     struct Times {
@@ -20,12 +18,10 @@ extension EventEncoder {
     struct Context {
         let event: GraphEvent
         let options: ExportOptions
-        var component: ICalComponent?
+        var lines = ContentLines()
         var times: Times?
         var diagnostics: [Diagnostic] = []
         var zoneUses: [(zone: ICalZone, instant: Int64)] = []
-        /// Content lines libical cannot write correctly, added to the VEVENT as they are.
-        var extraLines: [String] = []
         let uid: String
 
         init(event: GraphEvent, options: ExportOptions) {
@@ -59,10 +55,6 @@ extension EventEncoder {
                 Diagnostic(
                     .warning, message, file: options.file, eventID: event.id ?? event.iCalUId, subject: event.subject)
             )
-        }
-
-        func add(_ property: OpaquePointer?) {
-            component?.add(property)
         }
 
         // MARK: Times
@@ -190,75 +182,52 @@ extension EventEncoder {
         mutating func writeTimes() {
             guard let times else { return }
             if times.isAllDay {
-                add(icalproperty_new_dtstart(.make(times.startDate, isDate: true)))
-                add(icalproperty_new_dtend(.make(times.endDate, isDate: true)))
+                lines.time("DTSTART", times.startDate, parameters: ["VALUE": "DATE"], dateOnly: true)
+                lines.time("DTEND", times.endDate, parameters: ["VALUE": "DATE"], dateOnly: true)
                 return
             }
-            add(timeProperty(icalproperty_new_dtstart, instant: times.start, zone: times.startZone))
-            add(timeProperty(icalproperty_new_dtend, instant: times.end, zone: times.endZone))
+            writeTime("DTSTART", instant: times.start, zone: times.startZone)
+            writeTime("DTEND", instant: times.end, zone: times.endZone)
         }
 
         /// A DTSTART/DTEND: local time with TZID, or UTC when the zone is UTC or the local time would be
-        /// ambiguous (the second copy of a repeated hour).
-        mutating func timeProperty(
-            _ make: (icaltimetype) -> OpaquePointer?,
-            instant: Int64,
-            zone: ResolvedZone
-        ) -> OpaquePointer? {
+        /// ambiguous (a time in the repeated hour when clocks go back).
+        mutating func writeTime(_ name: String, instant: Int64, zone: ResolvedZone) {
             guard case .zone(let ical) = zone, ical.localTimeIsExact(at: instant) else {
-                return make(.make(CivilDateTime(secondsSinceEpoch: instant), utc: true))
+                lines.time(name, CivilDateTime(secondsSinceEpoch: instant), utc: true)
+                return
             }
-            let property = make(.make(ical.localTime(at: instant)))
-            ICalProperty.addParameter(property, ical.name.withCString { icalparameter_new_tzid($0) })
+            lines.time(name, ical.localTime(at: instant), parameters: ["TZID": ical.name])
             zoneUses.append((ical, instant))
-            return property
         }
 
-        mutating func writeUTCTimestamp(
-            _ keyPath: KeyPath<GraphEvent, String?>,
-            _ field: String,
-            _ make: (icaltimetype) -> OpaquePointer?
-        ) {
+        mutating func writeUTCTimestamp(_ keyPath: KeyPath<GraphEvent, String?>, _ field: String, _ name: String) {
             guard let text = event[keyPath: keyPath], !text.isEmpty else { return }
             guard let timestamp = GraphTimestamp.parse(text) else {
                 warning("\(field) '\(text)' is not a date-time; left out")
                 return
             }
             let instant = timestamp.instant ?? timestamp.civil.secondsSinceEpoch
-            add(make(.make(CivilDateTime(secondsSinceEpoch: instant), utc: true)))
+            lines.time(name, CivilDateTime(secondsSinceEpoch: instant), utc: true)
         }
 
         // MARK: Text properties
 
         mutating func writeBody() {
             var text: String?
+            var html: String?
             if let body = event.body, let content = body.content, !content.trimmingSpaces().isEmpty {
                 if body.contentType?.lowercased() == "html" {
                     text = HTMLText.plainText(fromHTML: content)
-                    add(ICalProperty.xText("X-ALT-DESC", content))
-                    if let property = lastProperty(named: "X-ALT-DESC") {
-                        ICalProperty.addParameter(property, "text/html".withCString { icalparameter_new_fmttype($0) })
-                    }
+                    html = content
                 } else {
                     text = content
                 }
             } else if let preview = event.bodyPreview, !preview.trimmingSpaces().isEmpty {
                 text = preview
             }
-            if let text, !text.trimmingSpaces().isEmpty {
-                add(ICalProperty.text(icalproperty_new_description, text.trimmingSpaces()))
-            }
-        }
-
-        func lastProperty(named name: String) -> OpaquePointer? {
-            guard let component else { return nil }
-            var found: OpaquePointer?
-            var property = icalcomponent_get_first_property(component.pointer, ICAL_X_PROPERTY)
-            while let current = property {
-                if let xname = icalproperty_get_x_name(current), String(cString: xname) == name { found = current }
-                property = icalcomponent_get_next_property(component.pointer, ICAL_X_PROPERTY)
-            }
-            return found
+            if let text, !text.trimmingSpaces().isEmpty { lines.text("DESCRIPTION", text.trimmingSpaces()) }
+            if let html { lines.text("X-ALT-DESC", ["FMTTYPE": "text/html"], html) }
         }
 
         mutating func writeLocation() {
@@ -277,54 +246,63 @@ extension EventEncoder {
             }
             let address = parts.joined(separator: ", ")
             var value = name
-            if !address.isEmpty, !name.contains(address) {
+            if !address.isEmpty, !ICalText.contains(name, address) {
                 value = name.isEmpty ? address : name + ", " + address
             }
-            if !value.isEmpty { add(ICalProperty.text(icalproperty_new_location, value)) }
+            if !value.isEmpty { lines.text("LOCATION", value) }
             if let latitude = location.coordinates?.latitude, let longitude = location.coordinates?.longitude {
                 if (-90...90).contains(latitude), (-180...180).contains(longitude) {
-                    add(icalproperty_new_geo(icalgeotype(lat: latitude, lon: longitude)))
+                    lines.property("GEO", value: Self.decimal(latitude) + ";" + Self.decimal(longitude))
                 } else {
                     warning("location coordinates \(latitude), \(longitude) are out of range; GEO left out")
                 }
             }
         }
 
-        /// `mailto:` address with a CN, or nil when there is no address.
-        func calendarAddress(_ email: GraphEmailAddress, make: (UnsafePointer<CChar>?) -> OpaquePointer?)
-            -> OpaquePointer?
-        {
-            let address = ICalText.singleLine(email.address ?? "").replacing(" ", with: "")
+        /// A coordinate with six decimals, as libical writes GEO.
+        static func decimal(_ value: Double) -> String {
+            let scaled = Int64((abs(value) * 1_000_000).rounded())
+            let sign = value < 0 && scaled != 0 ? "-" : ""
+            return sign + String(scaled / 1_000_000) + "." + CivilDateTime.pad(Int(scaled % 1_000_000), 6)
+        }
+
+        /// `mailto:` plus the address, or nil when there is none.
+        func mailto(_ email: GraphEmailAddress) -> String? {
+            var address = ICalText.singleLine(email.address ?? "")
+            if address.utf8.contains(0x20) { address = address.replacing(" ", with: "") }
             guard !address.isEmpty else { return nil }
-            let value = address.lowercased().hasPrefix("mailto:") ? address : "mailto:" + address
-            let property = value.withCString { make($0) }
-            if let name = email.name.map(ICalProperty.parameterText), !name.isEmpty {
-                ICalProperty.addParameter(property, name.withCString { icalparameter_new_cn($0) })
-            }
-            return property
+            return address.lowercased().hasPrefix("mailto:") ? address : "mailto:" + address
+        }
+
+        /// The display name for a CN parameter, or nil.
+        func commonName(_ email: GraphEmailAddress) -> String? {
+            guard let name = email.name.map(ICalText.singleLine), !name.isEmpty else { return nil }
+            return name
         }
 
         mutating func writeAttendees() {
             for attendee in event.attendees ?? [] {
-                guard let email = attendee.emailAddress,
-                    let property = calendarAddress(email, make: icalproperty_new_attendee)
-                else {
+                guard let email = attendee.emailAddress, let address = mailto(email) else {
                     warning("an attendee without an e-mail address was left out")
                     continue
                 }
                 let type =
                     GraphMappings.attendeeTypeToICal[attendee.type ?? "required"]
-                    ?? GraphMappings.attendeeTypeToICal["required"]
-                if let type {
-                    ICalProperty.addParameter(
-                        property, icalparameter_new_from_value_string(ICAL_CUTYPE_PARAMETER, type.cutype))
-                    ICalProperty.addParameter(
-                        property, icalparameter_new_from_value_string(ICAL_ROLE_PARAMETER, type.role))
-                }
+                    ?? ("REQ-PARTICIPANT", "INDIVIDUAL")
                 let partstat = GraphMappings.responseToPartstat[attendee.status?.response ?? "none"] ?? "NEEDS-ACTION"
-                ICalProperty.addParameter(
-                    property, icalparameter_new_from_value_string(ICAL_PARTSTAT_PARAMETER, partstat))
-                add(property)
+                if let name = commonName(email) {
+                    lines.property(
+                        "ATTENDEE",
+                        ["CN": name, "CUTYPE": type.cutype, "ROLE": type.role, "PARTSTAT": partstat],
+                        value: address
+                    )
+                } else {
+                    lines.property(
+                        "ATTENDEE",
+                        ["CUTYPE": type.cutype, "ROLE": type.role, "PARTSTAT": partstat],
+                        value: address
+                    )
+                }
             }
         }
 
@@ -333,10 +311,7 @@ extension EventEncoder {
             guard let url = candidates.compactMap({ $0.map(ICalText.singleLine) }).first(where: { !$0.isEmpty }) else {
                 return
             }
-            add(url.withCString { icalproperty_new_url($0) })
-            let conference = url.withCString { icalproperty_new_conference($0) }
-            ICalProperty.addParameter(conference, icalparameter_new_value(ICAL_VALUE_URI))
-            ICalProperty.addParameter(conference, icalparameter_new_feature(ICAL_FEATURE_VIDEO))
+            lines.property("URL", value: url)
             let label: String
             switch event.onlineMeetingProvider {
             case "teamsForBusiness": label = "Microsoft Teams"
@@ -344,24 +319,17 @@ extension EventEncoder {
             case "skypeForConsumer": label = "Skype"
             default: label = "Online meeting"
             }
-            ICalProperty.addParameter(conference, label.withCString { icalparameter_new_label($0) })
-            add(conference)
+            lines.property("CONFERENCE", ["VALUE": "URI", "FEATURE": "VIDEO", "LABEL": label], value: url)
         }
 
         mutating func writeAlarm() {
-            guard event.isReminderOn == true, let component else { return }
+            guard event.isReminderOn == true else { return }
             let minutes = max(0, event.reminderMinutesBeforeStart ?? 15)
-            guard let alarm = try? ICalComponent(kind: ICAL_VALARM_COMPONENT) else { return }
-            alarm.add(icalproperty_new_action(ICAL_ACTION_DISPLAY))
-            alarm.add(ICalProperty.text(icalproperty_new_description, "Reminder"))
-            var duration = icaldurationtype_null_duration()
-            duration.is_neg = minutes > 0 ? 1 : 0
-            duration.minutes = UInt32(minutes)
-            var trigger = icaltriggertype()
-            trigger.time = icaltime_null_time()
-            trigger.duration = duration
-            alarm.add(icalproperty_new_trigger(trigger))
-            component.adopt(alarm)
+            lines.begin("VALARM")
+            lines.property("ACTION", value: "DISPLAY")
+            lines.text("DESCRIPTION", "Reminder")
+            lines.property("TRIGGER", value: minutes > 0 ? "-PT\(minutes)M" : "PT0S")
+            lines.end("VALARM")
         }
 
         /// FNV-1a, for a UID that stays the same across runs when Graph gave none.

@@ -1,4 +1,3 @@
-internal import CLibical
 import Foundation
 
 /// Settings of one export.
@@ -29,7 +28,7 @@ public struct EncodedEvent: Sendable {
     public var zoneUses: [(zone: ICalZone, instant: Int64)]
 }
 
-/// Turns Graph events into VEVENTs, through libical.
+/// Turns Graph events into VEVENTs (zones and instants through libical).
 ///
 /// The mapping is one row per iCalendar property (``rows``); the time properties come first because an
 /// event whose times cannot be read is not exported at all. Problems are returned as diagnostics: an error
@@ -46,17 +45,12 @@ public struct EventEncoder: Sendable {
         var context = Context(event: event, options: options)
         defer { diagnostics.append(contentsOf: context.diagnostics) }
         guard let times = context.resolveTimes() else { return nil }
-        do {
-            let component = try ICalComponent(kind: ICAL_VEVENT_COMPONENT)
-            context.component = component
-            context.times = times
-            for row in Self.rows { row.write(&context) }
-            let text = try component.serialized(extraLines: context.extraLines)
-            return EncodedEvent(text: text, uid: context.uid, sortStart: sortKey(times), zoneUses: context.zoneUses)
-        } catch {
-            context.error("\(error)")
-            return nil
-        }
+        context.times = times
+        context.lines.begin("VEVENT")
+        for row in Self.rows { row.write(&context) }
+        context.lines.end("VEVENT")
+        return EncodedEvent(
+            text: context.lines.bytes, uid: context.uid, sortStart: sortKey(times), zoneUses: context.zoneUses)
     }
 
     /// Timed events sort by their start instant; all-day events by midnight of their first day in the
@@ -74,24 +68,23 @@ public struct EventEncoder: Sendable {
 
     /// Graph → iCalendar, one row per property, in output order.
     static let rows: [Row] = [
-        Row(property: "UID") { $0.add(ICalProperty.text(icalproperty_new_uid, $0.uid)) },
+        Row(property: "UID") { $0.lines.text("UID", $0.uid) },
         Row(property: "DTSTAMP") { context in
-            let stamp = icaltimetype.make(CivilDateTime(secondsSinceEpoch: context.options.timestamp), utc: true)
-            context.add(icalproperty_new_dtstamp(stamp))
+            context.lines.time("DTSTAMP", CivilDateTime(secondsSinceEpoch: context.options.timestamp), utc: true)
         },
         Row(property: "DTSTART/DTEND") { $0.writeTimes() },
         Row(property: "SUMMARY") { context in
-            if let subject = context.event.subject, !subject.isEmpty {
-                context.add(ICalProperty.text(icalproperty_new_summary, subject))
-            }
+            if let subject = context.event.subject, !subject.isEmpty { context.lines.text("SUMMARY", subject) }
         },
         Row(property: "DESCRIPTION/X-ALT-DESC") { $0.writeBody() },
         Row(property: "LOCATION/GEO") { $0.writeLocation() },
         Row(property: "ORGANIZER") { context in
-            guard let email = context.event.organizer?.emailAddress,
-                let property = context.calendarAddress(email, make: icalproperty_new_organizer)
-            else { return }
-            context.add(property)
+            guard let email = context.event.organizer?.emailAddress, let address = context.mailto(email) else { return }
+            if let name = context.commonName(email) {
+                context.lines.property("ORGANIZER", ["CN": name], value: address)
+            } else {
+                context.lines.property("ORGANIZER", value: address)
+            }
         },
         Row(property: "ATTENDEE") { $0.writeAttendees() },
         Row(property: "CLASS") { context in
@@ -100,29 +93,18 @@ public struct EventEncoder: Sendable {
                 context.warning("sensitivity '\(sensitivity)' has no iCalendar equivalent; CLASS left out")
                 return
             }
-            let kind: icalproperty_class
-            switch value {
-            case "PUBLIC": kind = ICAL_CLASS_PUBLIC
-            case "CONFIDENTIAL": kind = ICAL_CLASS_CONFIDENTIAL
-            default: kind = ICAL_CLASS_PRIVATE
-            }
-            context.add(icalproperty_new_class(kind))
-            if sensitivity == "personal" {
-                context.add(ICalProperty.xToken("X-GRAPH-ICS-SENSITIVITY", sensitivity))
-            }
+            context.lines.property("CLASS", value: value)
+            if sensitivity == "personal" { context.lines.property("X-GRAPH-ICS-SENSITIVITY", value: sensitivity) }
         },
         Row(property: "TRANSP/X-MICROSOFT-CDO-BUSYSTATUS") { context in
             guard let showAs = context.event.showAs else { return }
             guard let mapped = GraphMappings.showAsToICal[showAs] else {
                 context.warning("showAs '\(showAs)' is unknown; exported as busy")
-                context.add(icalproperty_new_transp(ICAL_TRANSP_OPAQUE))
+                context.lines.property("TRANSP", value: "OPAQUE")
                 return
             }
-            context.add(
-                icalproperty_new_transp(mapped.transp == "TRANSPARENT" ? ICAL_TRANSP_TRANSPARENT : ICAL_TRANSP_OPAQUE))
-            if let busy = mapped.busyStatus {
-                context.add(ICalProperty.xToken("X-MICROSOFT-CDO-BUSYSTATUS", busy))
-            }
+            context.lines.property("TRANSP", value: mapped.transp)
+            if let busy = mapped.busyStatus { context.lines.property("X-MICROSOFT-CDO-BUSYSTATUS", value: busy) }
         },
         Row(property: "PRIORITY/X-MICROSOFT-CDO-IMPORTANCE") { context in
             guard let importance = context.event.importance else { return }
@@ -130,35 +112,33 @@ public struct EventEncoder: Sendable {
                 context.warning("importance '\(importance)' is unknown; PRIORITY left out")
                 return
             }
-            context.add(icalproperty_new_priority(Int32(mapped.priority)))
-            context.add(ICalProperty.xToken("X-MICROSOFT-CDO-IMPORTANCE", mapped.cdo))
+            context.lines.property("PRIORITY", value: String(mapped.priority))
+            context.lines.property("X-MICROSOFT-CDO-IMPORTANCE", value: mapped.cdo)
         },
         Row(property: "CATEGORIES") { context in
             for category in context.event.categories ?? [] where !category.trimmingSpaces().isEmpty {
-                context.extraLines.append("CATEGORIES:" + ICalText.escaped(category))
+                context.lines.text("CATEGORIES", category)
             }
         },
         Row(property: "STATUS") { context in
-            if context.event.isCancelled == true { context.add(icalproperty_new_status(ICAL_STATUS_CANCELLED)) }
+            if context.event.isCancelled == true { context.lines.property("STATUS", value: "CANCELLED") }
         },
         Row(property: "URL/CONFERENCE") { $0.writeOnlineMeeting() },
-        Row(property: "CREATED") {
-            $0.writeUTCTimestamp(\.createdDateTime, "createdDateTime", icalproperty_new_created)
-        },
+        Row(property: "CREATED") { $0.writeUTCTimestamp(\.createdDateTime, "createdDateTime", "CREATED") },
         Row(property: "LAST-MODIFIED") {
-            $0.writeUTCTimestamp(\.lastModifiedDateTime, "lastModifiedDateTime", icalproperty_new_lastmodified)
+            $0.writeUTCTimestamp(\.lastModifiedDateTime, "lastModifiedDateTime", "LAST-MODIFIED")
         },
         Row(property: "X-MICROSOFT-CDO-ALLDAYEVENT") { context in
-            if context.times?.isAllDay == true {
-                context.add(ICalProperty.xToken("X-MICROSOFT-CDO-ALLDAYEVENT", "TRUE"))
-            }
+            if context.times?.isAllDay == true { context.lines.property("X-MICROSOFT-CDO-ALLDAYEVENT", value: "TRUE") }
         },
         Row(property: "X-GRAPH-ICS-EVENT-ID") { context in
-            if let id = context.event.id, !id.isEmpty { context.add(ICalProperty.xToken("X-GRAPH-ICS-EVENT-ID", id)) }
+            if let id = context.event.id.map(ICalText.singleLine), !id.isEmpty {
+                context.lines.property("X-GRAPH-ICS-EVENT-ID", value: id)
+            }
         },
         Row(property: "X-GRAPH-ICS-WEBLINK") { context in
-            if let link = context.event.webLink, !link.isEmpty {
-                context.add(ICalProperty.xToken("X-GRAPH-ICS-WEBLINK", link))
+            if let link = context.event.webLink.map(ICalText.singleLine), !link.isEmpty {
+                context.lines.property("X-GRAPH-ICS-WEBLINK", value: link)
             }
         },
         Row(property: "VALARM") { $0.writeAlarm() },

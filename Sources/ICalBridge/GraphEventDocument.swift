@@ -22,136 +22,128 @@ public struct GraphEventDocument: Sendable {
         guard body.contains(where: { !Self.isJSONWhitespace($0) }) else {
             throw ICalBridgeError(.badInput, "the input is empty (expected Graph JSON)", location: file)
         }
-        let root: Root
-        do {
-            root = try JSONDecoder().decode(Root.self, from: body)
-        } catch let error as DecodingError {
-            throw ICalBridgeError(.badInput, Self.describe(error, topLevel: true), location: file)
-        } catch {
-            throw ICalBridgeError(.badInput, "not valid JSON: \(error)", location: file)
-        }
-        var events: [GraphEvent] = []
-        var diagnostics: [Diagnostic] = []
-        events.reserveCapacity(root.entries.count)
-        for entry in root.entries {
-            switch entry.outcome {
-            case .success(let event):
-                events.append(event)
-            case .failure(let message):
-                diagnostics.append(
-                    Diagnostic(.error, message, file: file, eventID: entry.id, subject: entry.subject)
-                )
+        var result = GraphEventDocument(events: [], diagnostics: [], count: 0)
+        var failure: JSONReader.Failure?
+        var lineAndColumn = (line: 0, column: 0)
+        body.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var reader = JSONReader(bytes)
+            do throws(JSONReader.Failure) {
+                try result.read(&reader, file: file)
+            } catch {
+                failure = error
+                if case .syntax(_, let offset) = error { lineAndColumn = reader.lineAndColumn(of: offset) }
             }
         }
-        if root.isSingleObject, let only = events.first, only.looksEmpty {
+        switch failure {
+        case nil:
+            return result
+        case .syntax(let message, _):
             throw ICalBridgeError(
                 .badInput,
-                "this JSON object is neither a Graph event nor a response with a \"value\" array of events",
+                "not valid JSON (line \(lineAndColumn.line), column \(lineAndColumn.column): \(message))",
                 location: file
             )
+        case .type(let path, let message):
+            throw ICalBridgeError(.badInput, "\(path): \(message)", location: file)
         }
-        return GraphEventDocument(events: events, diagnostics: diagnostics, count: root.entries.count)
+    }
+
+    /// Reads the top level: `{"value": [...]}`, one event object, or an array of events.
+    private mutating func read(_ reader: inout JSONReader, file: String) throws(JSONReader.Failure) {
+        switch reader.peek() {
+        case UInt8(ascii: "["):
+            try readEvents(&reader, file: file)
+        case UInt8(ascii: "{"):
+            // A response is read in one pass; an object without a "value" key is read again as one event.
+            let start = reader.index
+            var isResponse = false
+            try reader.object { (reader, key) throws(JSONReader.Failure) in
+                guard key == "value" else { return try reader.skip() }
+                isResponse = true
+                guard reader.peek() == UInt8(ascii: "[") else { throw reader.typeError("an array of events") }
+                try readEvents(&reader, file: file)
+            }
+            if !isResponse {
+                reader.index = start
+                try readEvent(&reader, file: file)
+                if let only = events.first, events.count == 1, only.looksEmpty {
+                    throw .type(
+                        path: "the top level",
+                        message:
+                            "this JSON object is neither a Graph event nor a response with a \"value\" array of events"
+                    )
+                }
+            }
+        case nil:
+            throw reader.syntax("unexpected end of input")
+        default:
+            try reader.skip()
+            throw .type(path: "the top level", message: "expected Graph JSON: an object or an array of events")
+        }
+        guard reader.peek() == nil else { throw reader.syntax("unexpected text after the JSON value") }
+    }
+
+    private mutating func readEvents(_ reader: inout JSONReader, file: String) throws(JSONReader.Failure) {
+        try reader.array { (reader, _) throws(JSONReader.Failure) in
+            try readEvent(&reader, file: file)
+        }
+    }
+
+    /// Reads one event; a wrong type inside it becomes a diagnostic and the reader skips the event.
+    private mutating func readEvent(_ reader: inout JSONReader, file: String) throws(JSONReader.Failure) {
+        count += 1
+        let start = reader.index
+        let depth = reader.path.count
+        do {
+            if let event = try GraphEvent.read(&reader) {
+                events.append(event)
+            } else {
+                diagnostics.append(
+                    Diagnostic(.error, "\(reader.pathString): expected an event object, found null", file: file)
+                )
+            }
+        } catch {
+            guard case .type(let path, let message) = error else { throw error }
+            reader.path.removeLast(reader.path.count - depth)
+            reader.index = start
+            let (id, subject) = Self.identify(reader)
+            try reader.skip()
+            diagnostics.append(Diagnostic(.error, "\(path): \(message)", file: file, eventID: id, subject: subject))
+        }
+    }
+
+    /// The `id` (or `iCalUId`) and `subject` of the object at the reader's position, when they are strings.
+    private static func identify(_ reader: JSONReader) -> (id: String?, subject: String?) {
+        var copy = reader
+        var id: String?
+        var uid: String?
+        var subject: String?
+        _ = try? copy.object { (reader, key) throws(JSONReader.Failure) in
+            guard reader.peek() == UInt8(ascii: "\""), ["id", "iCalUId", "subject"].contains(key) else {
+                try reader.skip()
+                return
+            }
+            let value = try reader.string()
+            switch key {
+            case "id": id = value
+            case "iCalUId": uid = value
+            default: subject = value
+            }
+        }
+        return (id ?? uid, subject)
     }
 
     static func isJSONWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    /// `value[3].start.dateTime`.
-    static func keyPath(_ path: [any CodingKey]) -> String {
-        var result = ""
-        for key in path {
-            if let index = key.intValue, key.stringValue.hasPrefix("Index") || key.stringValue == "\(index)" {
-                result += "[\(index)]"
-            } else {
-                result += result.isEmpty ? key.stringValue : ".\(key.stringValue)"
-            }
-        }
-        return result.isEmpty ? "the top level" : result
-    }
-
-    static func describe(_ error: DecodingError, topLevel: Bool) -> String {
-        switch error {
-        case .dataCorrupted(let context):
-            if context.codingPath.isEmpty {
-                let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-                return "not valid JSON" + (detail.map { " (\($0))" } ?? "")
-            }
-            return "\(keyPath(context.codingPath)): \(context.debugDescription)"
-        case .keyNotFound(let key, let context):
-            return "\(keyPath(context.codingPath + [key])): missing"
-        case .typeMismatch(let type, let context):
-            return "\(keyPath(context.codingPath)): expected \(jsonName(of: type))"
-        case .valueNotFound(let type, let context):
-            return "\(keyPath(context.codingPath)): expected \(jsonName(of: type)), found null"
-        @unknown default:
-            return "\(error)"
-        }
-    }
-
-    static func jsonName(of type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Bool.Type: return "true or false"
-        case is Int.Type, is Double.Type: return "a number"
-        case is [Any].Type: return "an array"
-        default:
-            let name = "\(type)"
-            if name.hasPrefix("Array") { return "an array" }
-            return "an object"
-        }
-    }
 }
 
 extension GraphEvent {
     /// True when nothing that makes an event was decoded (a JSON object of some other kind).
     var looksEmpty: Bool {
         id == nil && iCalUId == nil && start == nil && end == nil && subject == nil
-    }
-}
-
-/// The top level of a Graph JSON input, in any of the accepted shapes.
-private struct Root: Decodable {
-    var entries: [Entry]
-    var isSingleObject = false
-
-    init(from decoder: any Decoder) throws {
-        if let object = try? decoder.container(keyedBy: AnyKey.self) {
-            if object.contains(AnyKey("value")) {
-                entries = try object.decode([Entry].self, forKey: AnyKey("value"))
-            } else {
-                entries = [try Entry(from: decoder)]
-                isSingleObject = true
-            }
-        } else {
-            entries = try decoder.singleValueContainer().decode([Entry].self)
-        }
-    }
-}
-
-/// One element of the events array: the event, or why it did not decode.
-private struct Entry: Decodable {
-    enum Outcome {
-        case success(GraphEvent)
-        case failure(String)
-    }
-
-    var outcome: Outcome
-    var id: String?
-    var subject: String?
-
-    init(from decoder: any Decoder) throws {
-        do {
-            let event = try GraphEvent(from: decoder)
-            outcome = .success(event)
-            id = event.id ?? event.iCalUId
-            subject = event.subject
-        } catch let error as DecodingError {
-            outcome = .failure(GraphEventDocument.describe(error, topLevel: false))
-            let object = try? decoder.container(keyedBy: AnyKey.self)
-            id = (try? object?.decodeIfPresent(String.self, forKey: AnyKey("id"))) ?? nil
-            subject = (try? object?.decodeIfPresent(String.self, forKey: AnyKey("subject"))) ?? nil
-        }
     }
 }
 

@@ -2,113 +2,177 @@
 ///
 /// Not a browser: it keeps the words and the line structure (paragraphs, line breaks, list items, table
 /// rows), drops `<head>`, `<style>` and `<script>` content, keeps link targets in angle brackets, and
-/// decodes character references. The HTML itself is exported unchanged in `X-ALT-DESC`.
+/// decodes character references. The HTML itself is exported unchanged in `X-ALT-DESC`. Works on UTF-8
+/// bytes: tags and references are ASCII, everything else is copied through.
 enum HTMLText {
     static func plainText(fromHTML html: String) -> String {
-        var output = ""
+        var converter = Converter(Array(html.utf8))
+        converter.run()
+        return String(decoding: converter.output, as: UTF8.self)
+    }
+
+    private struct Converter {
+        let input: [UInt8]
+        var output: [UInt8] = []
+        var index = 0
         var pendingSpace = false
-        var skipUntil: String?
-        var pendingLink: String?
-        var index = html.startIndex
-        func newline(_ count: Int = 1) {
-            pendingSpace = false
-            while output.last == " " { output.removeLast() }
-            var existing = 0
-            for character in output.reversed() {
-                guard character == "\n" else { break }
-                existing += 1
-            }
-            if output.isEmpty { return }
-            if existing < count { output += String(repeating: "\n", count: count - existing) }
+        var skipUntil: [UInt8]?
+        var pendingLink: [UInt8]?
+
+        init(_ input: [UInt8]) {
+            self.input = input
+            output.reserveCapacity(input.count / 2)
         }
-        func append(_ text: Substring) {
-            for character in text {
-                if character.isWhitespace {
+
+        static func isSpace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == 0x0C
+        }
+
+        mutating func run() {
+            while index < input.count {
+                if input[index] == UInt8(ascii: "<") {
+                    tag()
+                } else {
+                    var end = index
+                    while end < input.count, input[end] != UInt8(ascii: "<") { end += 1 }
+                    if skipUntil == nil { appendText(decodeEntities(input[index..<end])) }
+                    index = end
+                }
+            }
+            while let last = output.last, Self.isSpace(last) { output.removeLast() }
+        }
+
+        mutating func tag() {
+            guard let close = input[index...].firstIndex(of: UInt8(ascii: ">")) else {
+                if skipUntil == nil { appendText(decodeEntities(input[index...])) }
+                index = input.count
+                return
+            }
+            let tag = input[(index + 1)..<close]
+            index = close + 1
+            if tag.starts(with: Array("!--".utf8)) {
+                if !tag.reversed().starts(with: Array("--".utf8)), let end = find(Array("-->".utf8), from: index) {
+                    index = end + 3
+                }
+                return
+            }
+            let name = Self.tagName(tag)
+            if let waiting = skipUntil {
+                if name == [UInt8(ascii: "/")] + waiting { skipUntil = nil }
+                return
+            }
+            switch String(decoding: name, as: UTF8.self) {
+            case "style", "script", "head", "title":
+                if tag.last != UInt8(ascii: "/") { skipUntil = name }
+            case "br":
+                newline()
+            case "p", "/p", "div", "/div", "tr", "/table", "table", "h1", "h2", "h3", "h4", "h5", "h6", "/h1", "/h2",
+                "/h3", "/h4", "/h5", "/h6", "ul", "/ul", "ol", "/ol", "blockquote", "/blockquote", "hr":
+                newline()
+            case "li":
+                newline()
+                output += Array("- ".utf8)
+            case "td", "th":
+                if let last = output.last, last != 0x0A { output.append(0x09) }
+            case "a":
+                if let href = Self.attribute(Array("href=".utf8), in: tag), !href.isEmpty,
+                    href.first != UInt8(ascii: "#")
+                {
+                    pendingLink = decodeEntities(href[...])
+                }
+            case "/a":
+                if let link = pendingLink {
+                    if !output.reversed().starts(with: link.reversed()) {
+                        output += Array(" <".utf8) + link + [UInt8(ascii: ">")]
+                    }
+                    pendingLink = nil
+                }
+            default:
+                break
+            }
+        }
+
+        func find(_ needle: [UInt8], from start: Int) -> Int? {
+            guard needle.count <= input.count else { return nil }
+            var position = start
+            while position + needle.count <= input.count {
+                if input[position..<(position + needle.count)].elementsEqual(needle) { return position }
+                position += 1
+            }
+            return nil
+        }
+
+        mutating func newline() {
+            pendingSpace = false
+            while output.last == 0x20 { output.removeLast() }
+            if output.isEmpty || output.last == 0x0A { return }
+            output.append(0x0A)
+        }
+
+        mutating func appendText(_ text: [UInt8]) {
+            for byte in text {
+                if Self.isSpace(byte) {
                     pendingSpace = true
                 } else {
-                    if pendingSpace, let last = output.last, last != "\n" { output.append(" ") }
+                    if pendingSpace, let last = output.last, last != 0x0A { output.append(0x20) }
                     pendingSpace = false
-                    output.append(character)
+                    output.append(byte)
                 }
             }
         }
-        while index < html.endIndex {
-            let character = html[index]
-            if character == "<" {
-                guard let close = html[index...].firstIndex(of: ">") else {
-                    append(decodeEntities(html[index...])[...])
-                    break
-                }
-                let tag = html[html.index(after: index)..<close]
-                index = html.index(after: close)
-                if tag.hasPrefix("!--") {
-                    if !tag.hasSuffix("--"), let end = html[index...].range(of: "-->") {
-                        index = end.upperBound
-                    }
-                    continue
-                }
-                let name = tagName(tag)
-                if let waiting = skipUntil {
-                    if name == "/" + waiting { skipUntil = nil }
-                    continue
-                }
-                switch name {
-                case "style", "script", "head", "title":
-                    if !tag.hasSuffix("/") { skipUntil = name }
-                case "br":
-                    newline()
-                case "p", "/p", "div", "/div", "tr", "/table", "table", "h1", "h2", "h3", "h4", "h5", "h6",
-                    "/h1", "/h2", "/h3", "/h4", "/h5", "/h6", "ul", "/ul", "ol", "/ol", "blockquote", "/blockquote",
-                    "hr":
-                    newline()
-                case "li":
-                    newline()
-                    output += "- "
-                case "td", "th":
-                    if let last = output.last, last != "\n" { output += "\t" }
-                case "a":
-                    if let href = attribute("href", in: tag), !href.isEmpty, !href.hasPrefix("#") {
-                        pendingLink = decodeEntities(href[...])
-                    }
-                case "/a":
-                    if let link = pendingLink {
-                        if !output.hasSuffix(link) { output += " <\(link)>" }
-                        pendingLink = nil
-                    }
-                default:
-                    break
-                }
-                continue
+
+        static func tagName(_ tag: ArraySlice<UInt8>) -> [UInt8] {
+            var name: [UInt8] = []
+            for byte in tag {
+                if isSpace(byte) || (byte == UInt8(ascii: "/") && !name.isEmpty) { break }
+                name.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
             }
-            let next = html[index...].firstIndex(of: "<") ?? html.endIndex
-            if skipUntil == nil { append(decodeEntities(html[index..<next])[...]) }
-            index = next
+            return name
         }
-        while output.last?.isWhitespace == true { output.removeLast() }
-        return output
+
+        static func attribute(_ prefix: [UInt8], in tag: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+            let lowered = tag.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+            guard prefix.count <= lowered.count else { return nil }
+            for start in 0...(lowered.count - prefix.count)
+            where lowered[start..<(start + prefix.count)].elementsEqual(prefix) {
+                var rest = tag[(tag.startIndex + start + prefix.count)...]
+                guard let quote = rest.first else { return nil }
+                if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
+                    rest = rest.dropFirst()
+                    return rest.prefix { $0 != quote }
+                }
+                return rest.prefix { !isSpace($0) && $0 != UInt8(ascii: ">") }
+            }
+            return nil
+        }
+
+        func decodeEntities(_ text: ArraySlice<UInt8>) -> [UInt8] {
+            guard text.contains(UInt8(ascii: "&")) else { return Array(text) }
+            var result: [UInt8] = []
+            var position = text.startIndex
+            while position < text.endIndex {
+                let byte = text[position]
+                guard byte == UInt8(ascii: "&"),
+                    let semicolon = text[position...].prefix(12).firstIndex(of: UInt8(ascii: ";"))
+                else {
+                    result.append(byte)
+                    position += 1
+                    continue
+                }
+                let name = String(decoding: text[(position + 1)..<semicolon], as: UTF8.self)
+                if let decoded = HTMLText.decodeEntity(name) {
+                    result += Array(decoded.utf8)
+                    position = semicolon + 1
+                } else {
+                    result.append(byte)
+                    position += 1
+                }
+            }
+            return result
+        }
     }
 
-    private static func tagName(_ tag: Substring) -> String {
-        var name = ""
-        for character in tag {
-            if character.isWhitespace || character == ">" || (character == "/" && !name.isEmpty) { break }
-            name.append(character)
-        }
-        return name.lowercased()
-    }
-
-    private static func attribute(_ name: String, in tag: Substring) -> Substring? {
-        guard let range = tag.range(of: name + "=", options: .caseInsensitive) else { return nil }
-        var rest = tag[range.upperBound...]
-        guard let quote = rest.first else { return nil }
-        if quote == "\"" || quote == "'" {
-            rest = rest.dropFirst()
-            return rest.prefix { $0 != quote }
-        }
-        return rest.prefix { !$0.isWhitespace && $0 != ">" }
-    }
-
-    static let namedEntities: [Substring: String] = [
+    static let namedEntities: [String: String] = [
         "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ", "ndash": "–", "mdash": "—",
         "hellip": "…", "euro": "€", "copy": "©", "reg": "®", "trade": "™", "laquo": "«", "raquo": "»",
         "lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”", "bull": "•", "middot": "·", "auml": "ä",
@@ -116,34 +180,14 @@ enum HTMLText {
         "egrave": "è", "agrave": "à", "ccedil": "ç", "deg": "°", "times": "×",
     ]
 
-    static func decodeEntities(_ text: Substring) -> String {
-        guard text.contains("&") else { return String(text) }
-        var result = ""
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            guard character == "&", let semicolon = text[index...].prefix(12).firstIndex(of: ";") else {
-                result.append(character)
-                index = text.index(after: index)
-                continue
-            }
-            let name = text[text.index(after: index)..<semicolon]
-            var decoded: String?
-            if name.hasPrefix("#x") || name.hasPrefix("#X") {
-                decoded = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String($0) }
-            } else if name.hasPrefix("#") {
-                decoded = UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init).map { String($0) }
-            } else {
-                decoded = namedEntities[name]
-            }
-            if let decoded {
-                result += decoded
-                index = text.index(after: semicolon)
-            } else {
-                result.append(character)
-                index = text.index(after: index)
-            }
+    /// The text of a character reference without `&` and `;` (`amp`, `#233`, `#xE9`), or nil.
+    static func decodeEntity(_ name: String) -> String? {
+        if name.hasPrefix("#x") || name.hasPrefix("#X") {
+            return UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String($0) }
         }
-        return result
+        if name.hasPrefix("#") {
+            return UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init).map { String($0) }
+        }
+        return namedEntities[name]
     }
 }

@@ -68,68 +68,76 @@ enum ICalText {
         return output
     }
 
-    /// Text as iCalendar TEXT may carry it: line breaks as LF only (libical escapes them as `\n`), other
-    /// control characters removed.
-    static func sanitized(_ value: String) -> String {
-        var needsWork = false
-        for scalar in value.unicodeScalars
-        where (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || scalar.value == 0x7F {
-            needsWork = true
-            break
-        }
-        guard needsWork else { return value }
-        var result = String.UnicodeScalarView()
-        var previousWasCR = false
-        for scalar in value.unicodeScalars {
-            if scalar == "\r" {
-                result.append("\n")
-                previousWasCR = true
-                continue
-            }
-            defer { previousWasCR = false }
-            if scalar == "\n" {
-                if !previousWasCR { result.append(scalar) }
-            } else if scalar == "\t" || (scalar.value >= 0x20 && scalar.value != 0x7F) {
-                result.append(scalar)
-            }
-        }
-        return String(result)
+    /// `value` escaped as an iCalendar TEXT value (RFC 5545 §3.3.11): backslash, comma, semicolon and
+    /// line breaks (CRLF, CR and LF all become `\n`); other control characters except TAB are dropped.
+    static func escaped(_ value: String) -> String {
+        var bytes: [UInt8] = []
+        appendEscaped(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `value` escaped as an iCalendar TEXT value (RFC 5545 §3.3.11): backslash, comma, semicolon and
-    /// line breaks. graph-ics writes CATEGORIES itself with this, because libical 3.0 escapes neither commas
-    /// nor semicolons there, so that one category "Blue, Green" would be read back as two.
-    static func escaped(_ value: String) -> String {
-        var escaped = ""
-        for character in sanitized(value) {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case ",": escaped += "\\,"
-            case ";": escaped += "\\;"
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
+    /// Appends `value` escaped as TEXT (see ``escaped(_:)``) to `output`, working on UTF-8 bytes.
+    static func appendEscaped(_ value: String, to output: inout [UInt8]) {
+        var previousWasCR = false
+        for byte in value.utf8 {
+            switch byte {
+            case 0x5C: output.append(0x5C); output.append(0x5C)
+            case 0x2C: output.append(0x5C); output.append(0x2C)
+            case 0x3B: output.append(0x5C); output.append(0x3B)
+            case 0x0D: output.append(0x5C); output.append(UInt8(ascii: "n"))
+            case 0x0A:
+                if !previousWasCR {
+                    output.append(0x5C)
+                    output.append(UInt8(ascii: "n"))
+                }
+            case 0x09: output.append(byte)
+            case 0x00..<0x20, 0x7F: break
+            default: output.append(byte)
+            }
+            previousWasCR = byte == 0x0D
+        }
+    }
+
+    /// Whether `text` contains `part`, compared as UTF-8 bytes.
+    static func contains(_ text: String, _ part: String) -> Bool {
+        var text = text
+        var part = part
+        return text.withUTF8 { haystack in
+            part.withUTF8 { needle in
+                guard let first = needle.first else { return true }
+                guard needle.count <= haystack.count else { return false }
+                for start in 0...(haystack.count - needle.count) where haystack[start] == first {
+                    var offset = 1
+                    while offset < needle.count, haystack[start + offset] == needle[offset] { offset += 1 }
+                    if offset == needle.count { return true }
+                }
+                return false
             }
         }
-        return escaped
     }
 
     /// One line of text: line breaks and other control characters become spaces, ends trimmed.
     static func singleLine(_ value: String) -> String {
-        var result = String.UnicodeScalarView()
-        for scalar in value.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                result.append(" ")
-            } else {
-                result.append(scalar)
-            }
+        var clean = true
+        for byte in value.utf8 where byte < 0x20 || byte == 0x7F {
+            clean = false
+            break
         }
-        return String(result).trimmingSpaces()
+        if clean { return value.trimmingSpaces() }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count)
+        for byte in value.utf8 { bytes.append(byte < 0x20 || byte == 0x7F ? 0x20 : byte) }
+        return String(decoding: bytes, as: UTF8.self).trimmingSpaces()
     }
 }
 
 extension String {
     /// The string without leading and trailing spaces, tabs and line breaks.
     func trimmingSpaces() -> String {
+        // Fast path: nothing to trim when both ends are visible ASCII.
+        if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x7F, last > 0x20, last < 0x7F {
+            return self
+        }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })

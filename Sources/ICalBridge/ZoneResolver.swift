@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a zone name was understood.
 public enum ResolvedZone: Equatable, Sendable {
     /// UTC: times are written with `Z` and need no VTIMEZONE.
@@ -59,6 +61,25 @@ public enum ZoneResolver {
     /// Resolves `name` through: UTC spellings → IANA → Windows (CLDR) → Windows with a numeric suffix
     /// (`… Time 1`) → Outlook display name. Empty names and Graph's sentinels are ``Resolution/sentinel``.
     public static func resolve(_ name: String?) -> Resolution {
+        let key = name ?? ""
+        cacheLock.lock()
+        if let cached = cache[key] {
+            cacheLock.unlock()
+            return cached
+        }
+        cacheLock.unlock()
+        let resolution = resolveUncached(name)
+        cacheLock.lock()
+        cache[key] = resolution
+        cacheLock.unlock()
+        return resolution
+    }
+
+    /// Exports name few zones many times: resolutions are remembered per spelling for the process.
+    private static let cacheLock = NSLock()
+    nonisolated(unsafe) private static var cache: [String: Resolution] = [:]
+
+    static func resolveUncached(_ name: String?) -> Resolution {
         let trimmed = (name ?? "").trimmingSpaces()
         if trimmed.isEmpty || sentinels.contains(trimmed.lowercased()) { return .sentinel }
         let lowered = trimmed.lowercased()

@@ -1,0 +1,116 @@
+internal import CLibical
+
+extension ICalComponent {
+    /// Parses iCalendar text with libical (`icalparser_parse_string`). libical does not fail on bad input:
+    /// it inserts `X-LIC-ERROR` properties, which ``parserErrors`` collects. Nil only when libical returns
+    /// nothing at all (no `BEGIN:` line).
+    static func parse(_ text: String) -> ICalComponent? {
+        guard let root = text.withCString({ icalparser_parse_string($0) }) else { return nil }
+        return ICalComponent(owning: root)
+    }
+
+    /// The components of `kind` directly inside this one (collected first: nested first/next loops over
+    /// one parent reset each other in libical).
+    func children(_ kind: icalcomponent_kind) -> [OpaquePointer] {
+        var result: [OpaquePointer] = []
+        var child = icalcomponent_get_first_component(pointer, kind)
+        while let current = child {
+            result.append(current)
+            child = icalcomponent_get_next_component(pointer, kind)
+        }
+        return result
+    }
+
+    /// Every `X-LIC-ERROR` in the tree, with the component it was found in.
+    var parserErrors: [String] {
+        Self.parserErrors(in: pointer)
+    }
+
+    private static func parserErrors(in component: OpaquePointer) -> [String] {
+        var result: [String] = []
+        var property = icalcomponent_get_first_property(component, ICAL_XLICERROR_PROPERTY)
+        while let current = property {
+            if let text = icalproperty_get_xlicerror(current) { result.append(String(cString: text)) }
+            property = icalcomponent_get_next_property(component, ICAL_XLICERROR_PROPERTY)
+        }
+        var children: [OpaquePointer] = []
+        var child = icalcomponent_get_first_component(component, ICAL_ANY_COMPONENT)
+        while let current = child {
+            children.append(current)
+            child = icalcomponent_get_next_component(component, ICAL_ANY_COMPONENT)
+        }
+        for child in children { result += parserErrors(in: child) }
+        return result
+    }
+
+    /// The VEVENTs of a parsed stream: of the root itself when it is a VEVENT, of each VCALENDAR otherwise.
+    var events: [OpaquePointer] {
+        switch icalcomponent_isa(pointer) {
+        case ICAL_VEVENT_COMPONENT: return [pointer]
+        case ICAL_VCALENDAR_COMPONENT: return children(ICAL_VEVENT_COMPONENT)
+        default:
+            return children(ICAL_VCALENDAR_COMPONENT).flatMap { calendar in
+                var result: [OpaquePointer] = []
+                var event = icalcomponent_get_first_component(calendar, ICAL_VEVENT_COMPONENT)
+                while let current = event {
+                    result.append(current)
+                    event = icalcomponent_get_next_component(calendar, ICAL_VEVENT_COMPONENT)
+                }
+                return result
+            }
+        }
+    }
+
+    /// The decoded value of the first property named `name` of `component` (TEXT unescaped by libical).
+    static func value(of name: String, in component: OpaquePointer) -> String? {
+        var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
+        while let current = property {
+            let propertyName = icalproperty_get_property_name(current).map { String(cString: $0) }
+            if propertyName == name, let value = icalproperty_get_value(current) {
+                // Ring-buffer string: copied at once, never freed.
+                return icalvalue_as_ical_string(value).map { String(cString: $0) }.map(ICalText.unescaped)
+            }
+            property = icalcomponent_get_next_property(component, ICAL_ANY_PROPERTY)
+        }
+        return nil
+    }
+
+    /// Every decoded value of the properties named `name` of `component`.
+    static func values(of name: String, in component: OpaquePointer) -> [String] {
+        var result: [String] = []
+        var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
+        while let current = property {
+            let propertyName = icalproperty_get_property_name(current).map { String(cString: $0) }
+            if propertyName == name, let value = icalproperty_get_value(current),
+                let text = icalvalue_as_ical_string(value)
+            {
+                result.append(ICalText.unescaped(String(cString: text)))
+            }
+            property = icalcomponent_get_next_property(component, ICAL_ANY_PROPERTY)
+        }
+        return result
+    }
+}
+
+extension ICalText {
+    /// The inverse of ``escaped(_:)``: `\n`/`\N` become line breaks, `\,` `\;` `\\` their characters.
+    static func unescaped(_ value: String) -> String {
+        guard value.contains("\\") else { return value }
+        var result = ""
+        var escaping = false
+        for character in value {
+            if escaping {
+                switch character {
+                case "n", "N": result.append("\n")
+                default: result.append(character)
+                }
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,348 @@
+/// A reader of JSON text that decodes straight into graph-ics's Graph models, without building a tree.
+///
+/// `JSONDecoder` spends most of a large export turning each object into a dictionary of keys; reading the
+/// bytes once, with a `switch` per known key, is several times faster and keeps memory at what the models
+/// themselves need. Errors carry the key path (`value[3].start.dateTime`) like `DecodingError` would.
+struct JSONReader {
+    /// Why reading stopped.
+    enum Failure: Error {
+        /// The text is not JSON at all: the whole input is unusable.
+        case syntax(String, offset: Int)
+        /// The JSON is fine but a value has the wrong type: only the enclosing event is unusable.
+        case type(path: String, message: String)
+    }
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index: Int
+    /// The key path of the value being read, for messages.
+    var path: [PathItem] = []
+
+    enum PathItem {
+        case key(String)
+        case index(Int)
+    }
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, index: Int = 0) {
+        self.bytes = bytes
+        self.index = index
+    }
+
+    // MARK: Structure
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+            index += 1
+        }
+    }
+
+    /// The next significant byte, not consumed; nil at the end.
+    mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return index < bytes.count ? bytes[index] : nil
+    }
+
+    /// Consumes `null` if it is next.
+    mutating func consumeNull() throws(Failure) -> Bool {
+        guard peek() == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    private mutating func literal(_ word: StaticString) throws(Failure) {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw syntax("unexpected end of input") }
+        let expected = UnsafeBufferPointer(start: word.utf8Start, count: count)
+        for offset in 0..<count where bytes[index + offset] != expected[offset] {
+            throw syntax("unexpected character")
+        }
+        index += count
+    }
+
+    func syntax(_ message: String) -> Failure {
+        .syntax(message, offset: index)
+    }
+
+    func typeError(_ expected: String) -> Failure {
+        var found = "something else"
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""): found = "a string"
+            case UInt8(ascii: "{"): found = "an object"
+            case UInt8(ascii: "["): found = "an array"
+            case UInt8(ascii: "t"), UInt8(ascii: "f"): found = "true or false"
+            case UInt8(ascii: "n"): found = "null"
+            default: found = "a number"
+            }
+        }
+        return .type(path: pathString, message: "expected \(expected), found \(found)")
+    }
+
+    var pathString: String {
+        var result = ""
+        for item in path {
+            switch item {
+            case .key(let key): result += result.isEmpty ? key : "." + key
+            case .index(let index): result += "[\(index)]"
+            }
+        }
+        return result.isEmpty ? "the top level" : result
+    }
+
+    /// Reads an object, calling `body` for each key with the reader placed on the value; `body` must
+    /// consume the value. `null` reads as no object (`false`).
+    @discardableResult
+    mutating func object(_ body: (inout JSONReader, String) throws(Failure) -> Void) throws(Failure) -> Bool {
+        if try consumeNull() { return false }
+        guard peek() == UInt8(ascii: "{") else { throw typeError("an object") }
+        index += 1
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return true
+        }
+        while true {
+            guard peek() == UInt8(ascii: "\"") else { throw syntax("expected a key in quotes") }
+            let key = try rawString()
+            guard peek() == UInt8(ascii: ":") else { throw syntax("expected ':' after a key") }
+            index += 1
+            path.append(.key(key))
+            try body(&self, key)
+            path.removeLast()
+            switch peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                return true
+            default: throw syntax("expected ',' or '}' in an object")
+            }
+        }
+    }
+
+    /// Reads an array, calling `body` for each element; `null` reads as no array (`false`).
+    @discardableResult
+    mutating func array(_ body: (inout JSONReader, Int) throws(Failure) -> Void) throws(Failure) -> Bool {
+        if try consumeNull() { return false }
+        guard peek() == UInt8(ascii: "[") else { throw typeError("an array") }
+        index += 1
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return true
+        }
+        var position = 0
+        while true {
+            path.append(.index(position))
+            try body(&self, position)
+            path.removeLast()
+            position += 1
+            switch peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                return true
+            default: throw syntax("expected ',' or ']' in an array")
+            }
+        }
+    }
+
+    /// Reads an object into `initial`: `assign` sets the field of each key it knows and returns false for
+    /// the others, which are skipped. Nil for `null`.
+    mutating func model<Model>(
+        _ initial: Model,
+        _ assign: (inout Model, inout JSONReader, String) throws(Failure) -> Bool
+    ) throws(Failure) -> Model? {
+        var model = initial
+        let present = try object { (reader, key) throws(Failure) in
+            if try !assign(&model, &reader, key) { try reader.skip() }
+        }
+        return present ? model : nil
+    }
+
+    /// Skips any value, checking its syntax.
+    mutating func skip() throws(Failure) {
+        switch peek() {
+        case UInt8(ascii: "{"): try object { (reader, _) throws(Failure) in try reader.skip() }
+        case UInt8(ascii: "["): try array { (reader, _) throws(Failure) in try reader.skip() }
+        case UInt8(ascii: "\""): _ = try rawString()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case nil: throw syntax("unexpected end of input")
+        default: _ = try numberText()
+        }
+    }
+
+    // MARK: Values
+
+    /// A string, or nil for `null`.
+    mutating func string() throws(Failure) -> String? {
+        if try consumeNull() { return nil }
+        guard peek() == UInt8(ascii: "\"") else { throw typeError("a string") }
+        return try rawString()
+    }
+
+    /// A Boolean, or nil for `null`.
+    mutating func bool() throws(Failure) -> Bool? {
+        switch peek() {
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return true
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return false
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return nil
+        default: throw typeError("true or false")
+        }
+    }
+
+    /// A number, or nil for `null`.
+    mutating func double() throws(Failure) -> Double? {
+        if try consumeNull() { return nil }
+        guard let first = peek(), first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else {
+            throw typeError("a number")
+        }
+        let text = try numberText()
+        guard let value = Double(text) else { throw syntax("malformed number") }
+        return value
+    }
+
+    /// A whole number, or nil for `null`.
+    mutating func int() throws(Failure) -> Int? {
+        let start = index
+        guard let value = try double() else { return nil }
+        guard let whole = Int(exactly: value) else {
+            index = start
+            throw typeError("a whole number")
+        }
+        return whole
+    }
+
+    /// An array of strings (`null` elements are dropped), or nil for `null`.
+    mutating func strings() throws(Failure) -> [String]? {
+        var result: [String] = []
+        let present = try array { (reader, _) throws(Failure) in
+            if let value = try reader.string() { result.append(value) }
+        }
+        return present ? result : nil
+    }
+
+    /// An array of objects, or nil for `null`.
+    mutating func objects<T>(_ read: (inout JSONReader) throws(Failure) -> T?) throws(Failure) -> [T]? {
+        var result: [T] = []
+        let present = try array { (reader, _) throws(Failure) in
+            if let value = try read(&reader) { result.append(value) }
+        }
+        return present ? result : nil
+    }
+
+    private mutating func numberText() throws(Failure) -> String {
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            let isNumberByte =
+                (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+            guard isNumberByte else { break }
+            index += 1
+        }
+        guard index > start else { throw syntax("unexpected character") }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    /// A string at `index` (which holds the opening quote), unescaped.
+    private mutating func rawString() throws(Failure) -> String {
+        index += 1
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            if byte < 0x20 { throw syntax("control character in a string") }
+            index += 1
+        }
+        throw syntax("unterminated string")
+    }
+
+    private mutating func escapedString(from start: Int) throws(Failure) -> String {
+        var scratch = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: scratch, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { throw syntax("unterminated string") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escape)
+                case UInt8(ascii: "b"): scratch.append(0x08)
+                case UInt8(ascii: "f"): scratch.append(0x0C)
+                case UInt8(ascii: "n"): scratch.append(0x0A)
+                case UInt8(ascii: "r"): scratch.append(0x0D)
+                case UInt8(ascii: "t"): scratch.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800...0xDBFF).contains(scalar), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
+                    {
+                        index += 2
+                        let low = try hex4()
+                        if (0xDC00...0xDFFF).contains(low) {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            scalar = 0xFFFD
+                        }
+                    }
+                    let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                    scratch.append(contentsOf: String(character).utf8)
+                default: throw syntax("invalid escape in a string")
+                }
+            default:
+                if byte < 0x20 { throw syntax("control character in a string") }
+                scratch.append(byte)
+            }
+        }
+        throw syntax("unterminated string")
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw syntax("unterminated string") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            index += 1
+            let digit: UInt32
+            switch byte {
+            case 0x30...0x39: digit = UInt32(byte - 0x30)
+            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
+            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
+            default: throw syntax("invalid \\u escape")
+            }
+            value = value << 4 | digit
+        }
+        return value
+    }
+
+    /// 1-based line and column of a byte offset, for messages.
+    func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        for position in 0..<min(offset, bytes.count) {
+            if bytes[position] == 0x0A {
+                line += 1
+                column = 1
+            } else if bytes[position] & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return (line, column)
+    }
+}
