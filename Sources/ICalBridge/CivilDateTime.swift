@@ -125,7 +125,12 @@ public struct GraphTimestamp: Equatable, Sendable {
 
     /// Reads `YYYY-MM-DDTHH:MM[:SS[.fffffff]][Z|±HH:MM]` and also a plain `YYYY-MM-DD`.
     public static func parse(_ text: String) -> GraphTimestamp? {
-        var bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes all: UnsafeBufferPointer<UInt8>) -> GraphTimestamp? {
+        var bytes = all[...]
         var position = 0
         func number(_ width: Int) -> Int? {
             guard position + width <= bytes.count else { return nil }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Settings of one export.
@@ -51,6 +52,38 @@ public struct EventEncoder: Sendable {
         context.lines.end("VEVENT")
         return EncodedEvent(
             text: context.lines.bytes, uid: context.uid, sortStart: sortKey(times), zoneUses: context.zoneUses)
+    }
+
+    /// Encodes `events` on all cores, returning for each, in order, its VEVENT (nil when it failed) and
+    /// its diagnostics. Encoding is independent per event; libical's zone code is serialised by
+    /// ``ICalZone``'s lock.
+    public func encode(_ events: [GraphEvent]) -> [(EncodedEvent?, [Diagnostic])] {
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard workers > 1, events.count >= 32 else {
+            return events.map { event in
+                var diagnostics: [Diagnostic] = []
+                let encoded = encode(event, diagnostics: &diagnostics)
+                return (encoded, diagnostics)
+            }
+        }
+        let results = UnsafeMutableBufferPointer<(EncodedEvent?, [Diagnostic])>.allocate(capacity: events.count)
+        results.initialize(repeating: (nil, []))
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        // Each worker writes only its own slots (index ≡ worker mod workers).
+        nonisolated(unsafe) let slots = results
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var index = worker
+            while index < events.count {
+                var diagnostics: [Diagnostic] = []
+                let encoded = encode(events[index], diagnostics: &diagnostics)
+                slots[index] = (encoded, diagnostics)
+                index += workers
+            }
+        }
+        return Array(results)
     }
 
     /// Timed events sort by their start instant; all-day events by midnight of their first day in the

@@ -18,42 +18,73 @@ public struct GraphEventDocument: Sendable {
     /// - Throws: ``ICalBridgeError`` with code `.badInput` when the input as a whole is not JSON or not
     ///   one of the accepted shapes.
     public static func decode(_ data: Data, file: String) throws(ICalBridgeError) -> GraphEventDocument {
-        let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
-        guard body.contains(where: { !Self.isJSONWhitespace($0) }) else {
+        var events: [GraphEvent] = []
+        let (count, diagnostics) = try forEachEvent(in: data, file: file) { events.append($0) }
+        return GraphEventDocument(events: events, diagnostics: diagnostics, count: count)
+    }
+
+    /// Reads `data` and hands each event to `body` as soon as it is read, so that a large response never
+    /// exists as a whole array of models. Returns how many event objects there were and the diagnostics
+    /// of those that did not decode.
+    ///
+    /// - Throws: ``ICalBridgeError`` with code `.badInput` when the input as a whole is not JSON or not
+    ///   one of the accepted shapes; the caller must then discard the events it was already handed.
+    public static func forEachEvent(
+        in data: Data,
+        file: String,
+        _ body: (GraphEvent) -> Void
+    ) throws(ICalBridgeError) -> (count: Int, diagnostics: [Diagnostic]) {
+        let content = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+        guard content.contains(where: { !Self.isJSONWhitespace($0) }) else {
             throw ICalBridgeError(.badInput, "the input is empty (expected Graph JSON)", location: file)
         }
-        var result = GraphEventDocument(events: [], diagnostics: [], count: 0)
-        var failure: JSONReader.Failure?
-        var lineAndColumn = (line: 0, column: 0)
-        body.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var reader = JSONReader(bytes)
-            do throws(JSONReader.Failure) {
-                try result.read(&reader, file: file)
-            } catch {
-                failure = error
-                if case .syntax(_, let offset) = error { lineAndColumn = reader.lineAndColumn(of: offset) }
+        return try withoutActuallyEscaping(body) { (handle) throws(ICalBridgeError) in
+            var state = Reading(file: file, handle: handle)
+            var failure: JSONReader.Failure?
+            var lineAndColumn = (line: 0, column: 0)
+            content.withUnsafeBytes { raw in
+                var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+                do throws(JSONReader.Failure) {
+                    try state.read(&reader)
+                } catch {
+                    failure = error
+                    if case .syntax(_, let offset) = error { lineAndColumn = reader.lineAndColumn(of: offset) }
+                }
             }
-        }
-        switch failure {
-        case nil:
-            return result
-        case .syntax(let message, _):
-            throw ICalBridgeError(
-                .badInput,
-                "not valid JSON (line \(lineAndColumn.line), column \(lineAndColumn.column): \(message))",
-                location: file
-            )
-        case .type(let path, let message):
-            throw ICalBridgeError(.badInput, "\(path): \(message)", location: file)
+            switch failure {
+            case nil:
+                return (state.count, state.diagnostics)
+            case .syntax(let message, _):
+                throw ICalBridgeError(
+                    .badInput,
+                    "not valid JSON (line \(lineAndColumn.line), column \(lineAndColumn.column): \(message))",
+                    location: file
+                )
+            case .type(let path, let message):
+                throw ICalBridgeError(.badInput, "\(path): \(message)", location: file)
+            }
         }
     }
 
+    static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+}
+
+/// The state of one read: where the events go, what went wrong, how many there were.
+private struct Reading {
+    static let notAnEvent = "this JSON object is neither a Graph event nor a response with a \"value\" array of events"
+
+    let file: String
+    let handle: (GraphEvent) -> Void
+    var diagnostics: [Diagnostic] = []
+    var count = 0
+
     /// Reads the top level: `{"value": [...]}`, one event object, or an array of events.
-    private mutating func read(_ reader: inout JSONReader, file: String) throws(JSONReader.Failure) {
+    mutating func read(_ reader: inout JSONReader) throws(JSONReader.Failure) {
         switch reader.peek() {
         case UInt8(ascii: "["):
-            try readEvents(&reader, file: file)
+            try readEvents(&reader)
         case UInt8(ascii: "{"):
             // A response is read in one pass; an object without a "value" key is read again as one event.
             let start = reader.index
@@ -62,18 +93,11 @@ public struct GraphEventDocument: Sendable {
                 guard key == "value" else { return try reader.skip() }
                 isResponse = true
                 guard reader.peek() == UInt8(ascii: "[") else { throw reader.typeError("an array of events") }
-                try readEvents(&reader, file: file)
+                try readEvents(&reader)
             }
             if !isResponse {
                 reader.index = start
-                try readEvent(&reader, file: file)
-                if let only = events.first, events.count == 1, only.looksEmpty {
-                    throw .type(
-                        path: "the top level",
-                        message:
-                            "this JSON object is neither a Graph event nor a response with a \"value\" array of events"
-                    )
-                }
+                try readEvent(&reader, single: true)
             }
         case nil:
             throw reader.syntax("unexpected end of input")
@@ -84,27 +108,31 @@ public struct GraphEventDocument: Sendable {
         guard reader.peek() == nil else { throw reader.syntax("unexpected text after the JSON value") }
     }
 
-    private mutating func readEvents(_ reader: inout JSONReader, file: String) throws(JSONReader.Failure) {
+    private mutating func readEvents(_ reader: inout JSONReader) throws(JSONReader.Failure) {
         try reader.array { (reader, _) throws(JSONReader.Failure) in
-            try readEvent(&reader, file: file)
+            try readEvent(&reader, single: false)
         }
     }
 
-    /// Reads one event; a wrong type inside it becomes a diagnostic and the reader skips the event.
-    private mutating func readEvent(_ reader: inout JSONReader, file: String) throws(JSONReader.Failure) {
+    /// Reads one event; a wrong type inside it becomes a diagnostic and the reader skips the event. For
+    /// the only object of the input (`single`), an object that is no event at all ends the read.
+    private mutating func readEvent(_ reader: inout JSONReader, single: Bool) throws(JSONReader.Failure) {
         count += 1
         let start = reader.index
         let depth = reader.path.count
-        do {
-            if let event = try GraphEvent.read(&reader) {
-                events.append(event)
-            } else {
+        do throws(JSONReader.Failure) {
+            guard let event = try GraphEvent.read(&reader) else {
                 diagnostics.append(
                     Diagnostic(.error, "\(reader.pathString): expected an event object, found null", file: file)
                 )
+                return
             }
+            if single, event.looksEmpty { throw .type(path: "the top level", message: Self.notAnEvent) }
+            handle(event)
         } catch {
-            guard case .type(let path, let message) = error else { throw error }
+            guard case .type(let path, let message) = error, !(single && message == Self.notAnEvent) else {
+                throw error
+            }
             reader.path.removeLast(reader.path.count - depth)
             reader.index = start
             let (id, subject) = Self.identify(reader)
@@ -120,47 +148,26 @@ public struct GraphEventDocument: Sendable {
         var uid: String?
         var subject: String?
         _ = try? copy.object { (reader, key) throws(JSONReader.Failure) in
-            guard reader.peek() == UInt8(ascii: "\""), ["id", "iCalUId", "subject"].contains(key) else {
+            guard reader.peek() == UInt8(ascii: "\""), key == "id" || key == "iCalUId" || key == "subject" else {
                 try reader.skip()
                 return
             }
             let value = try reader.string()
-            switch key {
-            case "id": id = value
-            case "iCalUId": uid = value
-            default: subject = value
+            if key == "id" {
+                id = value
+            } else if key == "iCalUId" {
+                uid = value
+            } else {
+                subject = value
             }
         }
         return (id ?? uid, subject)
     }
-
-    static func isJSONWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
 }
 
 extension GraphEvent {
     /// True when nothing that makes an event was decoded (a JSON object of some other kind).
     var looksEmpty: Bool {
         id == nil && iCalUId == nil && start == nil && end == nil && subject == nil
-    }
-}
-
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-
-    init(_ string: String) {
-        stringValue = string
-    }
-
-    init?(stringValue: String) {
-        self.stringValue = stringValue
-    }
-
-    init?(intValue: Int) {
-        stringValue = "\(intValue)"
-        self.intValue = intValue
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The export conversion in one call: Graph JSON in, a VCALENDAR out.
@@ -17,6 +18,9 @@ public enum GraphToICS {
         public var wroteCalendar: Bool
     }
 
+    /// Events encoded together; small enough to keep memory flat, large enough to keep the cores busy.
+    static let batchSize = 512
+
     /// Converts the Graph JSON `data` (named `options.file` in diagnostics) into `sink`.
     ///
     /// - Throws: ``ICalBridgeError`` when the input as a whole is unusable or writing fails. Problems
@@ -27,19 +31,56 @@ public enum GraphToICS {
         options: ExportOptions,
         into sink: inout Sink
     ) throws(ICalBridgeError) -> Summary {
-        let document = try GraphEventDocument.decode(data, file: options.file)
-        var diagnostics = document.diagnostics
         let encoder = EventEncoder(options: options)
         let writer = try CalendarWriter()
-        for event in document.events {
-            if let encoded = encoder.encode(event, diagnostics: &diagnostics) {
-                try writer.add(encoded)
+        var encodingDiagnostics: [Diagnostic] = []
+        var spoolError: ICalBridgeError?
+        // Events are encoded a batch at a time while the next batch is read (a pipeline over the cores),
+        // then spooled in input order; memory holds two batches of models however large the input is.
+        var batch: [GraphEvent] = []
+        batch.reserveCapacity(Self.batchSize)
+        var inFlight: (done: DispatchGroup, box: EncodedBatch)?
+        func drain() {
+            guard let (done, box) = inFlight else { return }
+            done.wait()
+            inFlight = nil
+            for (encoded, diagnostics) in box.results {
+                encodingDiagnostics += diagnostics
+                guard spoolError == nil, let encoded else { continue }
+                do throws(ICalBridgeError) {
+                    try writer.add(encoded)
+                } catch {
+                    spoolError = error
+                }
             }
         }
+        func submit() {
+            let events = batch
+            batch.removeAll(keepingCapacity: true)
+            let box = EncodedBatch()
+            let done = DispatchGroup()
+            DispatchQueue.global().async(group: done) { box.results = encoder.encode(events) }
+            drain()
+            inFlight = (done, box)
+        }
+        let (count, readingDiagnostics) = try GraphEventDocument.forEachEvent(in: data, file: options.file) { event in
+            batch.append(event)
+            if batch.count == Self.batchSize { submit() }
+        }
+        if !batch.isEmpty { submit() }
+        drain()
+        if let spoolError { throw spoolError }
+        let diagnostics = readingDiagnostics + encodingDiagnostics
         let failed = diagnostics.contains { $0.severity == .error }
         let write = writer.count > 0 || !failed
         if write { try writer.finish(into: &sink) }
         return Summary(
-            inputEvents: document.count, written: writer.count, diagnostics: diagnostics, wroteCalendar: write)
+            inputEvents: count, written: writer.count, diagnostics: diagnostics, wroteCalendar: write)
     }
+}
+
+/// The results of one batch, handed from the encoding task to the writer; read only after the task's
+/// group has been waited for.
+private final class EncodedBatch: @unchecked Sendable {
+    var results: [(EncodedEvent?, [Diagnostic])] = []
 }

@@ -50,8 +50,10 @@ enum HTMLText {
             }
             let tag = input[(index + 1)..<close]
             index = close + 1
-            if tag.starts(with: Array("!--".utf8)) {
-                if !tag.reversed().starts(with: Array("--".utf8)), let end = find(Array("-->".utf8), from: index) {
+            if tag.starts(with: HTMLText.commentStart) {
+                if !tag.reversed().starts(with: HTMLText.commentEndReversed),
+                    let end = find(HTMLText.commentClose, from: index)
+                {
                     index = end + 3
                 }
                 return
@@ -61,33 +63,30 @@ enum HTMLText {
                 if name == [UInt8(ascii: "/")] + waiting { skipUntil = nil }
                 return
             }
-            switch String(decoding: name, as: UTF8.self) {
-            case "style", "script", "head", "title":
+            switch HTMLText.kinds[name] {
+            case .skipped?:
                 if tag.last != UInt8(ascii: "/") { skipUntil = name }
-            case "br":
+            case .lineBreak?, .block?:
                 newline()
-            case "p", "/p", "div", "/div", "tr", "/table", "table", "h1", "h2", "h3", "h4", "h5", "h6", "/h1", "/h2",
-                "/h3", "/h4", "/h5", "/h6", "ul", "/ul", "ol", "/ol", "blockquote", "/blockquote", "hr":
-                newline()
-            case "li":
+            case .listItem?:
                 newline()
                 output += Array("- ".utf8)
-            case "td", "th":
+            case .cell?:
                 if let last = output.last, last != 0x0A { output.append(0x09) }
-            case "a":
-                if let href = Self.attribute(Array("href=".utf8), in: tag), !href.isEmpty,
+            case .link?:
+                if let href = Self.attribute(HTMLText.hrefPrefix, in: tag), !href.isEmpty,
                     href.first != UInt8(ascii: "#")
                 {
                     pendingLink = decodeEntities(href[...])
                 }
-            case "/a":
+            case .linkEnd?:
                 if let link = pendingLink {
                     if !output.reversed().starts(with: link.reversed()) {
                         output += Array(" <".utf8) + link + [UInt8(ascii: ">")]
                     }
                     pendingLink = nil
                 }
-            default:
+            case nil:
                 break
             }
         }
@@ -171,6 +170,35 @@ enum HTMLText {
             return result
         }
     }
+
+    /// What a tag does to the text.
+    enum TagKind {
+        case skipped, lineBreak, block, listItem, cell, link, linkEnd
+    }
+
+    /// Lower-cased tag names (with `/` for end tags) → kind; other tags are ignored.
+    static let kinds: [[UInt8]: TagKind] = {
+        var kinds: [[UInt8]: TagKind] = [:]
+        for name in ["style", "script", "head", "title"] { kinds[Array(name.utf8)] = .skipped }
+        kinds[Array("br".utf8)] = .lineBreak
+        for name in [
+            "p", "/p", "div", "/div", "tr", "/table", "table", "h1", "h2", "h3", "h4", "h5", "h6", "/h1", "/h2",
+            "/h3", "/h4", "/h5", "/h6", "ul", "/ul", "ol", "/ol", "blockquote", "/blockquote", "hr",
+        ] {
+            kinds[Array(name.utf8)] = .block
+        }
+        kinds[Array("li".utf8)] = .listItem
+        kinds[Array("td".utf8)] = .cell
+        kinds[Array("th".utf8)] = .cell
+        kinds[Array("a".utf8)] = .link
+        kinds[Array("/a".utf8)] = .linkEnd
+        return kinds
+    }()
+
+    static let commentStart = Array("!--".utf8)
+    static let commentEndReversed = Array("--".utf8)
+    static let commentClose = Array("-->".utf8)
+    static let hrefPrefix = Array("href=".utf8)
 
     static let namedEntities: [String: String] = [
         "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ", "ndash": "–", "mdash": "—",

@@ -18,7 +18,7 @@ struct JSONReader {
     var path: [PathItem] = []
 
     enum PathItem {
-        case key(String)
+        case key(JSONKey)
         case index(Int)
     }
 
@@ -83,7 +83,7 @@ struct JSONReader {
         var result = ""
         for item in path {
             switch item {
-            case .key(let key): result += result.isEmpty ? key : "." + key
+            case .key(let key): result += result.isEmpty ? key.string : "." + key.string
             case .index(let index): result += "[\(index)]"
             }
         }
@@ -93,7 +93,7 @@ struct JSONReader {
     /// Reads an object, calling `body` for each key with the reader placed on the value; `body` must
     /// consume the value. `null` reads as no object (`false`).
     @discardableResult
-    mutating func object(_ body: (inout JSONReader, String) throws(Failure) -> Void) throws(Failure) -> Bool {
+    mutating func object(_ body: (inout JSONReader, JSONKey) throws(Failure) -> Void) throws(Failure) -> Bool {
         if try consumeNull() { return false }
         guard peek() == UInt8(ascii: "{") else { throw typeError("an object") }
         index += 1
@@ -103,7 +103,7 @@ struct JSONReader {
         }
         while true {
             guard peek() == UInt8(ascii: "\"") else { throw syntax("expected a key in quotes") }
-            let key = try rawString()
+            let key = try rawKey()
             guard peek() == UInt8(ascii: ":") else { throw syntax("expected ':' after a key") }
             index += 1
             path.append(.key(key))
@@ -149,7 +149,7 @@ struct JSONReader {
     /// the others, which are skipped. Nil for `null`.
     mutating func model<Model>(
         _ initial: Model,
-        _ assign: (inout Model, inout JSONReader, String) throws(Failure) -> Bool
+        _ assign: (inout Model, inout JSONReader, JSONKey) throws(Failure) -> Bool
     ) throws(Failure) -> Model? {
         var model = initial
         let present = try object { (reader, key) throws(Failure) in
@@ -251,6 +251,21 @@ struct JSONReader {
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 
+    /// A key at `index` (which holds the opening quote): its bytes in the input, copied only when escaped.
+    private mutating func rawKey() throws(Failure) -> JSONKey {
+        let start = index + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20
+        {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            index = end + 1
+            return JSONKey(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end]), escaped: nil)
+        }
+        return JSONKey(bytes: UnsafeBufferPointer(start: nil, count: 0), escaped: try rawString())
+    }
+
     /// A string at `index` (which holds the opening quote), unescaped.
     private mutating func rawString() throws(Failure) -> String {
         index += 1
@@ -344,5 +359,57 @@ struct JSONReader {
             }
         }
         return (line, column)
+    }
+}
+
+/// An object key as read: the bytes in the input (valid while the input is), or the unescaped text when
+/// the key had escapes. Comparing keys this way costs no allocation.
+struct JSONKey {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let escaped: String?
+
+    var string: String {
+        escaped ?? String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Calls `body` with the key's UTF-8 bytes.
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        guard var escaped else { return body(bytes) }
+        return escaped.withUTF8(body)
+    }
+
+    static func == (key: JSONKey, name: StaticString) -> Bool {
+        key.withBytes { bytes in
+            bytes.count == name.utf8CodeUnitCount
+                && bytes.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
+    }
+}
+
+/// Finds the field of a model that a key names, by comparing bytes (no `String` per key): keys are
+/// bucketed by length and first and last byte.
+struct JSONFieldTable<Field: RawRepresentable & CaseIterable & Sendable>: Sendable where Field.RawValue == String {
+    private var buckets: [[(name: [UInt8], field: Field)]] = Array(repeating: [], count: 64)
+
+    init() {
+        for field in Field.allCases {
+            let name = Array(field.rawValue.utf8)
+            buckets[Self.bucket(name.count, name.first ?? 0, name.last ?? 0)].append((name, field))
+        }
+    }
+
+    private static func bucket(_ count: Int, _ first: UInt8, _ last: UInt8) -> Int {
+        (count &* 31 &+ Int(first) &* 7 &+ Int(last)) & 63
+    }
+
+    subscript(key: JSONKey) -> Field? {
+        key.withBytes { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return nil }
+            for entry in buckets[Self.bucket(bytes.count, first, last)]
+            where entry.name.count == bytes.count && entry.name.elementsEqual(bytes) {
+                return entry.field
+            }
+            return nil
+        }
     }
 }
