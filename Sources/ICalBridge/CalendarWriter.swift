@@ -32,7 +32,7 @@ public struct ByteBuffer: ByteSink, Sendable {
 
 /// Writes a whole VCALENDAR whose VEVENTs arrive one page at a time, in bounded memory.
 ///
-/// VEVENT text is spooled to an unlinked temporary file as it arrives; only a small index entry per
+/// VEVENT text is spooled as it arrives (in memory up to 32 MB, then in an unlinked temporary file); only a small index entry per
 /// event (start, UID, offset, length) and the range of instants per zone stay in memory. ``finish(into:)``
 /// then writes the header, one VTIMEZONE per zone used (truncated to the instants the events use), and
 /// the events in deterministic order: by start, then UID. Not thread-safe.
@@ -54,14 +54,16 @@ public final class CalendarWriter {
     ///   - productID: the PRODID value.
     ///   - method: the METHOD value (`PUBLISH` for an export), or nil for none.
     ///   - spoolDirectory: where the spool file lives (it is unlinked at once and never visible).
+    ///   - spoolMemoryLimit: bytes of VEVENT text kept in memory before spooling moves to the file.
     public init(
         productID: String = GraphICSVersion.productID,
         method: String? = "PUBLISH",
-        spoolDirectory: String? = nil
+        spoolDirectory: String? = nil,
+        spoolMemoryLimit: Int = 32 << 20
     ) throws(ICalBridgeError) {
         self.productID = productID
         self.method = method
-        self.spool = try SpoolFile(directory: spoolDirectory)
+        self.spool = try SpoolFile(directory: spoolDirectory, memoryLimit: spoolMemoryLimit)
     }
 
     /// The number of events added so far.
@@ -96,57 +98,83 @@ public final class CalendarWriter {
         entries.sort { $0.start != $1.start ? $0.start < $1.start : $0.uid < $1.uid }
         var buffer: [UInt8] = []
         for entry in entries {
-            try spool.read(offset: entry.offset, length: entry.length, into: &buffer)
-            try sink.write(buffer)
+            try spool.copy(offset: entry.offset, length: entry.length, into: &sink, buffer: &buffer)
         }
         try sink.write("END:VCALENDAR\r\n")
     }
 }
 
-/// An unlinked temporary file that VEVENT text is appended to and read back from.
+/// Where VEVENT text waits until the calendar is written: memory up to ``memoryLimit``, then an unlinked
+/// temporary file, so that a small export makes no file I/O and a huge one stays within bounded memory.
 final class SpoolFile {
-    private let descriptor: Int32
+    /// Text kept in memory before the spool moves to disk.
+    private let memoryLimit: Int
+    private let directory: String
+    private var descriptor: Int32 = -1
     private var size: Int64 = 0
+    /// In memory: everything so far. On disk: what is not written yet.
     private var pending: [UInt8] = []
 
-    init(directory: String?) throws(ICalBridgeError) {
+    init(directory: String?, memoryLimit: Int = 32 << 20) throws(ICalBridgeError) {
+        self.memoryLimit = memoryLimit
         let environment = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
-        let base = directory ?? environment ?? "/tmp"
-        guard let file = POSIXFile.makeTemporary(prefix: base + "/graph-ics-spool.") else {
-            throw ICalBridgeError(.io, "cannot create a temporary file in \(base): \(POSIXFile.describe(errno))")
-        }
-        unlink(file.path)
-        self.descriptor = file.descriptor
+        self.directory = directory ?? environment ?? "/tmp"
         pending.reserveCapacity(1 << 20)
     }
 
     deinit {
-        close(descriptor)
+        if descriptor >= 0 { close(descriptor) }
     }
+
+    private var onDisk: Bool { descriptor >= 0 }
 
     /// Appends `bytes`, returning the offset they start at.
     func append(_ bytes: [UInt8]) throws(ICalBridgeError) -> Int64 {
         let offset = size
         pending.append(contentsOf: bytes)
         size += Int64(bytes.count)
-        if pending.count >= 1 << 20 { try flush() }
+        if onDisk ? pending.count >= 1 << 20 : pending.count > memoryLimit { try flush() }
         return offset
     }
 
+    /// Writes what is pending to the file, creating (and at once unlinking) it first when needed.
     private func flush() throws(ICalBridgeError) {
+        if !onDisk {
+            guard let file = POSIXFile.makeTemporary(prefix: directory + "/graph-ics-spool.") else {
+                throw ICalBridgeError(
+                    .io,
+                    "cannot create a temporary file in \(directory): \(POSIXFile.describe(errno))"
+                )
+            }
+            unlink(file.path)
+            descriptor = file.descriptor
+        }
         if let code = pending.withUnsafeBytes({ POSIXFile.writeAll(descriptor, $0) }) {
             throw ICalBridgeError(.io, "cannot write the temporary spool file: \(POSIXFile.describe(code))")
         }
         pending.removeAll(keepingCapacity: true)
     }
 
-    func read(offset: Int64, length: Int, into buffer: inout [UInt8]) throws(ICalBridgeError) {
-        try flush()
+    /// Writes the `length` bytes at `offset` into `sink`.
+    func copy<Sink: ByteSink>(offset: Int64, length: Int, into sink: inout Sink, buffer: inout [UInt8])
+        throws(ICalBridgeError)
+    {
+        guard onDisk else {
+            var failure: ICalBridgeError?
+            pending.withUnsafeBytes { raw in
+                let slice = UnsafeRawBufferPointer(rebasing: raw[Int(offset)..<(Int(offset) + length)])
+                do throws(ICalBridgeError) { try sink.write(slice) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            return
+        }
+        if !pending.isEmpty { try flush() }
         buffer.removeAll(keepingCapacity: true)
         buffer.append(contentsOf: repeatElement(0, count: length))
         if let code = buffer.withUnsafeMutableBytes({ POSIXFile.readAll(descriptor, into: $0, at: offset) }) {
             throw ICalBridgeError(.io, "cannot read the temporary spool file back: \(POSIXFile.describe(code))")
         }
+        try sink.write(buffer)
     }
 }
 
