@@ -130,6 +130,7 @@ public struct GraphTimestamp: Equatable, Sendable {
     }
 
     private static func parse(bytes all: UnsafeBufferPointer<UInt8>) -> GraphTimestamp? {
+        if let fast = parseGraphForm(all) { return fast }
         var bytes = all[...]
         var position = 0
         func number(_ width: Int) -> Int? {
@@ -189,6 +190,35 @@ public struct GraphTimestamp: Equatable, Sendable {
         }
         guard position == bytes.count, civil.isValid else { return nil }
         return GraphTimestamp(civil: civil, ticks: ticks, utcOffsetSeconds: offset)
+    }
+
+    /// The form Graph nearly always sends, `YYYY-MM-DDTHH:MM:SS.fffffff` (optionally ending in `Z`), read
+    /// with fixed positions; anything else goes to the general parser.
+    private static func parseGraphForm(_ bytes: UnsafeBufferPointer<UInt8>) -> GraphTimestamp? {
+        let count = bytes.count
+        guard count == 27 || count == 28, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A,
+            bytes[16] == 0x3A, bytes[19] == 0x2E
+        else { return nil }
+        var isUTC = false
+        if count == 28 {
+            guard bytes[27] == 0x5A else { return nil }
+            isUTC = true
+        }
+        func value(_ start: Int, _ width: Int) -> Int? {
+            var result = 0
+            for index in start..<(start + width) {
+                let byte = bytes[index]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                result = result * 10 + Int(byte &- 0x30)
+            }
+            return result
+        }
+        guard let year = value(0, 4), let month = value(5, 2), let day = value(8, 2), let hour = value(11, 2),
+            let minute = value(14, 2), let second = value(17, 2), let ticks = value(20, 7)
+        else { return nil }
+        let civil = CivilDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        guard civil.isValid else { return nil }
+        return GraphTimestamp(civil: civil, ticks: ticks, utcOffsetSeconds: isUTC ? 0 : nil)
     }
 
     /// The instant, when the string carried its own offset.

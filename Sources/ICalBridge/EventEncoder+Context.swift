@@ -217,7 +217,7 @@ extension EventEncoder {
             var text: String?
             var html: String?
             if let body = event.body, let content = body.content, !content.trimmingSpaces().isEmpty {
-                if body.contentType?.lowercased() == "html" {
+                if let type = body.contentType, ICalText.equalsIgnoringASCIICase(type, "html") {
                     text = HTMLText.plainText(fromHTML: content)
                     html = content
                 } else {
@@ -271,7 +271,8 @@ extension EventEncoder {
             var address = ICalText.singleLine(email.address ?? "")
             if address.utf8.contains(0x20) { address = address.replacing(" ", with: "") }
             guard !address.isEmpty else { return nil }
-            return address.lowercased().hasPrefix("mailto:") ? address : "mailto:" + address
+            return ICalText.equalsIgnoringASCIICase(String(address.utf8.prefix(7)) ?? "", "mailto:")
+                ? address : "mailto:" + address
         }
 
         /// The display name for a CN parameter, or nil.

@@ -35,7 +35,7 @@ enum HTMLText {
                 } else {
                     var end = index
                     while end < input.count, input[end] != UInt8(ascii: "<") { end += 1 }
-                    if skipUntil == nil { appendText(decodeEntities(input[index..<end])) }
+                    if skipUntil == nil { appendDecoded(input[index..<end]) }
                     index = end
                 }
             }
@@ -44,7 +44,7 @@ enum HTMLText {
 
         mutating func tag() {
             guard let close = input[index...].firstIndex(of: UInt8(ascii: ">")) else {
-                if skipUntil == nil { appendText(decodeEntities(input[index...])) }
+                if skipUntil == nil { appendDecoded(input[index...]) }
                 index = input.count
                 return
             }
@@ -108,7 +108,16 @@ enum HTMLText {
             output.append(0x0A)
         }
 
-        mutating func appendText(_ text: [UInt8]) {
+        /// Appends text from the input, decoding character references only where there are any.
+        mutating func appendDecoded(_ text: ArraySlice<UInt8>) {
+            if text.contains(UInt8(ascii: "&")) {
+                appendText(decodeEntities(text)[...])
+            } else {
+                appendText(text)
+            }
+        }
+
+        mutating func appendText(_ text: ArraySlice<UInt8>) {
             for byte in text {
                 if Self.isSpace(byte) {
                     pendingSpace = true

@@ -98,6 +98,17 @@ enum ICalText {
         }
     }
 
+    /// Whether two strings are equal when ASCII letters are compared without case (no allocation).
+    static func equalsIgnoringASCIICase(_ text: String, _ other: String) -> Bool {
+        guard text.utf8.count == other.utf8.count else { return false }
+        for (left, right) in zip(text.utf8, other.utf8) where left != right {
+            let lowerLeft = left >= 0x41 && left <= 0x5A ? left + 0x20 : left
+            let lowerRight = right >= 0x41 && right <= 0x5A ? right + 0x20 : right
+            if lowerLeft != lowerRight { return false }
+        }
+        return true
+    }
+
     /// Whether `text` contains `part`, compared as UTF-8 bytes.
     static func contains(_ text: String, _ part: String) -> Bool {
         var text = text

@@ -13,6 +13,9 @@ import Testing
         let utc = try #require(GraphTimestamp.parse("2026-11-01T10:00:00.12Z"))
         #expect(utc.ticks == 1_200_000)
         #expect(utc.instant == 1_793_527_200)
+        let created = try #require(GraphTimestamp.parse("2026-11-01T10:00:00.1234567Z"))
+        #expect(created.instant == utc.instant)
+        #expect(created.ticks == 1_234_567)
         let offset = try #require(GraphTimestamp.parse("2026-11-01T11:00:00+01:00"))
         #expect(offset.instant == utc.instant)
         #expect(GraphTimestamp.parse("2026-12-01")?.civil == CivilDateTime(year: 2026, month: 12, day: 1))
@@ -22,7 +25,8 @@ import Testing
         "impossible dates and malformed strings are refused",
         arguments: [
             "2026-13-45T99:00:00", "2026-02-29T00:00:00", "2026-12-01T24:00:00", "2026-12-01T08:00:00.", "tomorrow", "",
-            "2026-12-01T08:00:00Zjunk",
+            "2026-12-01T08:00:00Zjunk", "2026-02-30T10:00:00.0000000", "2026-12-01T08:00:00.00000x0",
+            "2026-12-01T08:00:00.0000000X",
         ])
     func refusesInvalid(text: String) {
         #expect(GraphTimestamp.parse(text) == nil)
