@@ -55,18 +55,27 @@ public struct EventEncoder: Sendable {
     }
 
     /// Encodes `events` on all cores, returning for each, in order, its VEVENT (nil when it failed) and
-    /// its diagnostics. Encoding is independent per event; libical's zone code is serialised by
-    /// ``ICalZone``'s lock.
+    /// its diagnostics.
     public func encode(_ events: [GraphEvent]) -> [(EncodedEvent?, [Diagnostic])] {
-        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-        guard workers > 1, events.count >= 32 else {
-            return events.map { event in
+        encode(count: events.count) { .event(events[$0]) }
+    }
+
+    /// Encodes `count` events that `event` produces (parsing them, for example) on all cores, in order.
+    /// Encoding is independent per event; libical's zone code is serialised by ``ICalZone``'s lock.
+    func encode(count: Int, _ event: (Int) -> ParsedEvent) -> [(EncodedEvent?, [Diagnostic])] {
+        func one(_ index: Int) -> (EncodedEvent?, [Diagnostic]) {
+            switch event(index) {
+            case .event(let graphEvent):
                 var diagnostics: [Diagnostic] = []
-                let encoded = encode(event, diagnostics: &diagnostics)
+                let encoded = encode(graphEvent, diagnostics: &diagnostics)
                 return (encoded, diagnostics)
+            case .failed(let diagnostic):
+                return (nil, [diagnostic])
             }
         }
-        let results = UnsafeMutableBufferPointer<(EncodedEvent?, [Diagnostic])>.allocate(capacity: events.count)
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard workers > 1, count >= 32 else { return (0..<count).map(one) }
+        let results = UnsafeMutableBufferPointer<(EncodedEvent?, [Diagnostic])>.allocate(capacity: count)
         results.initialize(repeating: (nil, []))
         defer {
             results.deinitialize()
@@ -74,13 +83,14 @@ public struct EventEncoder: Sendable {
         }
         // Each worker writes only its own slots (index ≡ worker mod workers).
         nonisolated(unsafe) let slots = results
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var index = worker
-            while index < events.count {
-                var diagnostics: [Diagnostic] = []
-                let encoded = encode(events[index], diagnostics: &diagnostics)
-                slots[index] = (encoded, diagnostics)
-                index += workers
+        withoutActuallyEscaping(one) { one in
+            nonisolated(unsafe) let work = one
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var index = worker
+                while index < count {
+                    slots[index] = work(index)
+                    index += workers
+                }
             }
         }
         return Array(results)

@@ -34,23 +34,54 @@ public struct GraphEventDocument: Sendable {
         file: String,
         _ body: (GraphEvent) -> Void
     ) throws(ICalBridgeError) -> (count: Int, diagnostics: [Diagnostic]) {
+        try read(data, file: file, parsed: body, deferred: nil, finish: {})
+    }
+
+    /// Like ``forEachEvent(in:file:_:)``, but each element of an events array is only checked for syntax
+    /// and handed to `deferred` as an ``UnparsedEvent``, to be parsed later (on another core) with
+    /// ``parse(_:file:)``; a single event object still goes to `parsed`. `finish` runs before the input
+    /// bytes go away: every ``UnparsedEvent`` must have been parsed by the time it returns.
+    static func forEachUnparsedEvent(
+        in data: Data,
+        file: String,
+        parsed: (GraphEvent) -> Void,
+        deferred: (UnparsedEvent) -> Void,
+        finish: () -> Void
+    ) throws(ICalBridgeError) -> (count: Int, diagnostics: [Diagnostic]) {
+        try withoutActuallyEscaping(deferred) { (deferred) throws(ICalBridgeError) in
+            try read(data, file: file, parsed: parsed, deferred: deferred, finish: finish)
+        }
+    }
+
+    private static func read(
+        _ data: Data,
+        file: String,
+        parsed: (GraphEvent) -> Void,
+        deferred: ((UnparsedEvent) -> Void)?,
+        finish: () -> Void
+    ) throws(ICalBridgeError) -> (count: Int, diagnostics: [Diagnostic]) {
         let content = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
         guard content.contains(where: { !Self.isJSONWhitespace($0) }) else {
             throw ICalBridgeError(.badInput, "the input is empty (expected Graph JSON)", location: file)
         }
-        return try withoutActuallyEscaping(body) { (handle) throws(ICalBridgeError) in
-            var state = Reading(file: file, handle: handle)
+        return try withoutActuallyEscaping(parsed) { (handle) throws(ICalBridgeError) in
             var failure: JSONReader.Failure?
             var lineAndColumn = (line: 0, column: 0)
-            content.withUnsafeBytes { raw in
-                var reader = JSONReader(raw.bindMemory(to: UInt8.self))
-                do throws(JSONReader.Failure) {
-                    try state.read(&reader)
-                } catch {
-                    failure = error
-                    if case .syntax(_, let offset) = error { lineAndColumn = reader.lineAndColumn(of: offset) }
+            var state = Reading(file: file, handle: handle)
+            func readAll(_ deferred: ((UnparsedEvent) -> Void)?) {
+                state.deferred = deferred
+                content.withUnsafeBytes { raw in
+                    defer { finish() }
+                    var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+                    do throws(JSONReader.Failure) {
+                        try state.read(&reader)
+                    } catch {
+                        failure = error
+                        if case .syntax(_, let offset) = error { lineAndColumn = reader.lineAndColumn(of: offset) }
+                    }
                 }
             }
+            readAll(deferred)
             switch failure {
             case nil:
                 return (state.count, state.diagnostics)
@@ -72,11 +103,13 @@ public struct GraphEventDocument: Sendable {
 }
 
 /// The state of one read: where the events go, what went wrong, how many there were.
-private struct Reading {
+struct Reading {
     static let notAnEvent = "this JSON object is neither a Graph event nor a response with a \"value\" array of events"
 
     let file: String
     let handle: (GraphEvent) -> Void
+    /// When set, elements of an events array are handed over unparsed.
+    var deferred: ((UnparsedEvent) -> Void)?
     var diagnostics: [Diagnostic] = []
     var count = 0
 
@@ -118,31 +151,47 @@ private struct Reading {
     /// the only object of the input (`single`), an object that is no event at all ends the read.
     private mutating func readEvent(_ reader: inout JSONReader, single: Bool) throws(JSONReader.Failure) {
         count += 1
+        if !single, let deferred {
+            let unparsed = UnparsedEvent(reader: reader)
+            try reader.skip()
+            deferred(unparsed)
+            return
+        }
+        if single {
+            var probe = reader
+            if let event = try? GraphEvent.read(&probe), event.looksEmpty {
+                throw .type(path: "the top level", message: Self.notAnEvent)
+            }
+        }
+        switch try Self.parse(&reader, file: file) {
+        case .event(let event): handle(event)
+        case .failed(let diagnostic): diagnostics.append(diagnostic)
+        }
+    }
+
+    /// Parses the event at the reader's position, leaving the reader after it. Wrong types become a
+    /// diagnostic naming the key path and the event; only broken JSON syntax throws.
+    static func parse(_ reader: inout JSONReader, file: String) throws(JSONReader.Failure) -> ParsedEvent {
         let start = reader.index
         let depth = reader.path.count
         do throws(JSONReader.Failure) {
             guard let event = try GraphEvent.read(&reader) else {
-                diagnostics.append(
-                    Diagnostic(.error, "\(reader.pathString): expected an event object, found null", file: file)
-                )
-                return
+                return .failed(
+                    Diagnostic(.error, "\(reader.pathString): expected an event object, found null", file: file))
             }
-            if single, event.looksEmpty { throw .type(path: "the top level", message: Self.notAnEvent) }
-            handle(event)
+            return .event(event)
         } catch {
-            guard case .type(let path, let message) = error, !(single && message == Self.notAnEvent) else {
-                throw error
-            }
+            guard case .type(let path, let message) = error else { throw error }
             reader.path.removeLast(reader.path.count - depth)
             reader.index = start
-            let (id, subject) = Self.identify(reader)
+            let (id, subject) = identify(reader)
             try reader.skip()
-            diagnostics.append(Diagnostic(.error, "\(path): \(message)", file: file, eventID: id, subject: subject))
+            return .failed(Diagnostic(.error, "\(path): \(message)", file: file, eventID: id, subject: subject))
         }
     }
 
     /// The `id` (or `iCalUId`) and `subject` of the object at the reader's position, when they are strings.
-    private static func identify(_ reader: JSONReader) -> (id: String?, subject: String?) {
+    static func identify(_ reader: JSONReader) -> (id: String?, subject: String?) {
         var copy = reader
         var id: String?
         var uid: String?
@@ -162,6 +211,37 @@ private struct Reading {
             }
         }
         return (id ?? uid, subject)
+    }
+}
+
+/// An event or the reason it could not be read.
+enum ParsedEvent {
+    case event(GraphEvent)
+    case failed(Diagnostic)
+}
+
+/// An element of an events array whose syntax was checked but which is not parsed yet: a reader placed on
+/// it (with its key path), pointing into input bytes that stay valid until the read's `finish` returns.
+struct UnparsedEvent: @unchecked Sendable {
+    let reader: JSONReader
+}
+
+extension GraphEventDocument {
+    /// Parses an ``UnparsedEvent`` (any thread).
+    static func parse(_ unparsed: UnparsedEvent, file: String) -> ParsedEvent {
+        var reader = unparsed.reader
+        do throws(JSONReader.Failure) {
+            return try Reading.parse(&reader, file: file)
+        } catch {
+            // Syntax was checked when the event was skipped; a number that does not parse remains.
+            let message: String
+            switch error {
+            case .syntax(let text, _): message = "\(unparsed.reader.pathString): \(text)"
+            case .type(let path, let text): message = "\(path): \(text)"
+            }
+            let (id, subject) = Reading.identify(unparsed.reader)
+            return .failed(Diagnostic(.error, message, file: file, eventID: id, subject: subject))
+        }
     }
 }
 

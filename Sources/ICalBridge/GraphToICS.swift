@@ -35,16 +35,14 @@ public enum GraphToICS {
         let writer = try CalendarWriter()
         var encodingDiagnostics: [Diagnostic] = []
         var spoolError: ICalBridgeError?
-        // Events are encoded a batch at a time while the next batch is read (a pipeline over the cores),
-        // then spooled in input order; memory holds two batches of models however large the input is.
-        var batch: [GraphEvent] = []
+        // The reading thread only checks each event's syntax and finds where it ends; batches of events
+        // are parsed and encoded on all cores while the next batch is found, then spooled in input order.
+        // Memory holds two batches however large the input is.
+        var batch: [UnparsedEvent] = []
         batch.reserveCapacity(Self.batchSize)
         var inFlight: (done: DispatchGroup, box: EncodedBatch)?
-        func drain() {
-            guard let (done, box) = inFlight else { return }
-            done.wait()
-            inFlight = nil
-            for (encoded, diagnostics) in box.results {
+        func spool(_ results: [(EncodedEvent?, [Diagnostic])]) {
+            for (encoded, diagnostics) in results {
                 encodingDiagnostics += diagnostics
                 guard spoolError == nil, let encoded else { continue }
                 do throws(ICalBridgeError) {
@@ -54,21 +52,41 @@ public enum GraphToICS {
                 }
             }
         }
+        func drain() {
+            guard let (done, box) = inFlight else { return }
+            done.wait()
+            inFlight = nil
+            spool(box.results)
+        }
         func submit() {
             let events = batch
             batch.removeAll(keepingCapacity: true)
             let box = EncodedBatch()
             let done = DispatchGroup()
-            DispatchQueue.global().async(group: done) { box.results = encoder.encode(events) }
+            let file = options.file
+            DispatchQueue.global().async(group: done) {
+                box.results = encoder.encode(count: events.count) { GraphEventDocument.parse(events[$0], file: file) }
+            }
             drain()
             inFlight = (done, box)
         }
-        let (count, readingDiagnostics) = try GraphEventDocument.forEachEvent(in: data, file: options.file) { event in
-            batch.append(event)
-            if batch.count == Self.batchSize { submit() }
-        }
-        if !batch.isEmpty { submit() }
-        drain()
+        let (count, readingDiagnostics) = try GraphEventDocument.forEachUnparsedEvent(
+            in: data,
+            file: options.file,
+            parsed: { event in
+                var diagnostics: [Diagnostic] = []
+                let encoded = encoder.encode(event, diagnostics: &diagnostics)
+                spool([(encoded, diagnostics)])
+            },
+            deferred: { event in
+                batch.append(event)
+                if batch.count == Self.batchSize { submit() }
+            },
+            finish: {
+                if !batch.isEmpty { submit() }
+                drain()
+            }
+        )
         if let spoolError { throw spoolError }
         let diagnostics = readingDiagnostics + encodingDiagnostics
         let failed = diagnostics.contains { $0.severity == .error }
