@@ -10,6 +10,8 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     /// The tzdata-canonical IANA name, which is also the TZID graph-ics writes.
     public let name: String
     let pointer: OpaquePointer
+    /// The zone's offsets, read from libical once per year and then looked up without it.
+    let offsets: OffsetTable
 
     /// Serialises every use of libical's zone code (its lazily built caches are shared globals).
     static let lock = NSLock()
@@ -23,20 +25,19 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         defer { lock.unlock() }
         if let zone = cache[name] { return zone }
         guard TZData.isSafeName(name), let pointer = icaltimezone_get_builtin_timezone(name) else { return nil }
-        let zone = ICalZone(name: name, pointer: pointer)
+        let zone = ICalZone(name: name, pointer: pointer, offsets: OffsetTable())
         cache[name] = zone
         return zone
     }
 
     public static func == (lhs: ICalZone, rhs: ICalZone) -> Bool { lhs.name == rhs.name }
 
-    /// Seconds to add to UTC to get local time at `instant` (`icaltimezone_get_utc_offset_of_utc_time`).
+    /// Seconds to add to UTC to get local time at `instant`: libical's answer
+    /// (`icaltimezone_get_utc_offset_of_utc_time`), remembered per year in ``offsets``.
     public func utcOffset(at instant: Int64) -> Int {
-        var time = icaltimetype.make(CivilDateTime(secondsSinceEpoch: instant))
-        var isDaylight: Int32 = 0
-        Self.lock.lock()
-        defer { Self.lock.unlock() }
-        return Int(icaltimezone_get_utc_offset_of_utc_time(pointer, &time, &isDaylight))
+        offsets.offset(at: instant) { from, to in
+            (offsetAndDaylight(at: from).offset, transitions(from: from, to: to).map { ($0.instant, $0.after) })
+        }
     }
 
     /// The wall-clock time in this zone at `instant`.
@@ -77,8 +78,14 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     /// RFC 5545 resolves such a time to its first occurrence, but common readers (pytz-based ones such
     /// as khal) take the second, so graph-ics writes both copies of the repeated hour in UTC.
     public func localTimeIsExact(at instant: Int64) -> Bool {
-        let local = localTime(at: instant).secondsSinceEpoch
         let offset = utcOffset(at: instant)
+        // Nearly always: the same offset a day either side, so no change (and no fold) is near.
+        if utcOffset(at: instant - 90_000) == offset, utcOffset(at: instant + 90_000) == offset,
+            !offsets.hasChange(between: instant - 90_000, and: instant + 90_000)
+        {
+            return true
+        }
+        let local = localTime(at: instant).secondsSinceEpoch
         for hours in [-25, -3, -2, -1, 1, 2, 3, 25] {
             let otherOffset = utcOffset(at: instant + Int64(hours) * 3600)
             guard otherOffset != offset else { continue }
@@ -258,5 +265,58 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         }
         lines.append("END:VTIMEZONE")
         return ICalText.refoldedLine(lines.joined(separator: "\r\n"))
+    }
+}
+
+/// The UTC offsets of one zone in spans of 61 days (an export is usually a week or a month): the offset at the span's start and each change in
+/// it. Filled from libical on first use of a span, then read under a short lock; shared by all copies of
+/// an ``ICalZone``.
+final class OffsetTable: @unchecked Sendable {
+    private static let span: Int64 = 61 * 86_400
+    private let lock = NSLock()
+    private var spans: [Int64: (initial: Int, changes: [(instant: Int64, offset: Int)])] = [:]
+
+    /// Whether a change falls in `[from, to]`, in the spans already loaded (callers look up the offsets at
+    /// both ends first, which loads them).
+    func hasChange(between from: Int64, and to: Int64) -> Bool {
+        let first = key(from)
+        let last = key(to)
+        lock.lock()
+        defer { lock.unlock() }
+        for span in first...last {
+            guard let entry = spans[span] else { return true }
+            if entry.changes.contains(where: { $0.instant >= from && $0.instant <= to }) { return true }
+        }
+        return false
+    }
+
+    private func key(_ instant: Int64) -> Int64 {
+        instant >= 0 ? instant / Self.span : (instant - Self.span + 1) / Self.span
+    }
+
+    /// The offset at `instant`; `load` gives a span's initial offset and changes when it is not known yet.
+    func offset(
+        at instant: Int64,
+        load: (_ from: Int64, _ to: Int64) -> (Int, [(Int64, Int)])
+    ) -> Int {
+        let key = key(instant)
+        lock.lock()
+        var entry = spans[key]
+        lock.unlock()
+        if entry == nil {
+            let start = key * Self.span
+            let (initial, changes) = load(start, start + Self.span)
+            entry = (initial, changes.map { (instant: $0.0, offset: $0.1) })
+            lock.lock()
+            spans[key] = entry
+            lock.unlock()
+        }
+        guard let entry else { return 0 }
+        var offset = entry.initial
+        for change in entry.changes {
+            guard change.instant <= instant else { break }
+            offset = change.offset
+        }
+        return offset
     }
 }

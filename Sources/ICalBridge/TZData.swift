@@ -27,23 +27,18 @@ public struct TZData: Sendable {
         self.directory = directory
         var links: [String: String] = [:]
         var zones = Set<String>()
-        if let text = try? String(contentsOfFile: directory + "/tzdata.zi", encoding: .utf8) {
-            for line in text.split(separator: "\n") {
-                if line.hasPrefix("L ") {
-                    let fields = line.split(separator: " ")
-                    if fields.count >= 3 { links[String(fields[2])] = String(fields[1]) }
-                } else if line.hasPrefix("Z ") {
-                    let fields = line.split(separator: " ", maxSplits: 2)
-                    if fields.count >= 2 { zones.insert(String(fields[1])) }
-                }
+        // tzdata.zi is about 110 KB: split it as bytes, not as Characters.
+        for fields in Self.lines(of: directory + "/tzdata.zi", separator: 0x20) {
+            if fields.count >= 3, fields[0] == "L" {
+                links[fields[2]] = fields[1]
+            } else if fields.count >= 2, fields[0] == "Z" {
+                zones.insert(fields[1])
             }
         }
         var countryZones = Set<String>()
-        if let text = try? String(contentsOfFile: directory + "/zone.tab", encoding: .utf8) {
-            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-                let fields = line.split(separator: "\t")
-                if fields.count >= 3 { countryZones.insert(String(fields[2])) }
-            }
+        for fields in Self.lines(of: directory + "/zone.tab", separator: 0x09)
+        where fields.count >= 3 && !fields[0].hasPrefix("#") {
+            countryZones.insert(fields[2])
         }
         self.links = links
         self.zones = zones
@@ -52,6 +47,39 @@ public struct TZData: Sendable {
         for name in zones { lowercased[name.lowercased()] = name }
         for name in links.keys { lowercased[name.lowercased()] = name }
         self.byLowercasedName = lowercased
+    }
+
+    /// The first three fields of each line of a text file, split at `separator` bytes (for `Z` lines of
+    /// tzdata.zi only the first fields matter). A missing file has no lines.
+    static func lines(of path: String, separator: UInt8) -> [[String]] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        var result: [[String]] = []
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var lineStart = 0
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                var fields: [String] = []
+                var fieldStart = lineStart
+                var position = lineStart
+                while position <= lineEnd, fields.count < 3 {
+                    if position == lineEnd || bytes[position] == separator {
+                        if position > fieldStart {
+                            fields.append(
+                                String(
+                                    decoding: UnsafeBufferPointer(rebasing: bytes[fieldStart..<position]), as: UTF8.self
+                                ))
+                        }
+                        fieldStart = position + 1
+                    }
+                    position += 1
+                }
+                result.append(fields)
+                lineStart = lineEnd + 1
+            }
+        }
+        return result
     }
 
     /// Whether `name` is a zone or link of this database (exact spelling), or at least a zone file.
