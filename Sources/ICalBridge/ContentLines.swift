@@ -25,7 +25,14 @@ struct ContentLines {
     /// must not contain line breaks: callers pass values built by graph-ics or ``ICalText/singleLine(_:)``.
     mutating func property(_ name: String, _ parameters: KeyValuePairs<String, String> = [:], value: String) {
         start(name, parameters)
-        for byte in value.utf8 where (byte >= 0x20 && byte != 0x7F) || byte == 0x09 { line.append(byte) }
+        var value = value
+        value.withUTF8 { bytes in
+            if ICalText.isClean(bytes, allowingTab: true) {
+                line.append(contentsOf: bytes)
+            } else {
+                for byte in bytes where (byte >= 0x20 && byte != 0x7F) || byte == 0x09 { line.append(byte) }
+            }
+        }
         fold()
     }
 
@@ -99,20 +106,33 @@ struct ContentLines {
     /// A parameter value: quoted when it holds `:`, `;` or `,`; `"` and control characters cannot be
     /// written in iCalendar 2.0 parameters and become `'` and spaces.
     static func appendParameterValue(_ value: String, to output: inout [UInt8]) {
-        let needsQuotes = value.utf8.contains {
-            $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: ",")
-        }
-        if needsQuotes { output.append(UInt8(ascii: "\"")) }
-        for byte in value.utf8 {
-            if byte == UInt8(ascii: "\"") {
-                output.append(UInt8(ascii: "'"))
-            } else if byte < 0x20 || byte == 0x7F {
-                output.append(UInt8(ascii: " "))
-            } else {
-                output.append(byte)
+        var value = value
+        value.withUTF8 { bytes in
+            var needsQuotes = false
+            var plain = true
+            for byte in bytes {
+                if byte == UInt8(ascii: ":") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: ",") {
+                    needsQuotes = true
+                } else if byte == UInt8(ascii: "\"") || byte < 0x20 || byte == 0x7F {
+                    plain = false
+                }
             }
+            if needsQuotes { output.append(UInt8(ascii: "\"")) }
+            if plain {
+                output.append(contentsOf: bytes)
+            } else {
+                for byte in bytes {
+                    if byte == UInt8(ascii: "\"") {
+                        output.append(UInt8(ascii: "'"))
+                    } else if byte < 0x20 || byte == 0x7F {
+                        output.append(UInt8(ascii: " "))
+                    } else {
+                        output.append(byte)
+                    }
+                }
+            }
+            if needsQuotes { output.append(UInt8(ascii: "\"")) }
         }
-        if needsQuotes { output.append(UInt8(ascii: "\"")) }
     }
 
     /// Appends `line` to the output, folded: a CRLF and a space before any octet that would make a line

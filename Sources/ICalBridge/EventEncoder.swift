@@ -176,12 +176,12 @@ public struct EventEncoder: Sendable {
         },
         Row(property: "X-GRAPH-ICS-EVENT-ID") { context in
             if let id = context.event.id.map(ICalText.singleLine), !id.isEmpty {
-                context.lines.property("X-GRAPH-ICS-EVENT-ID", value: id)
+                context.lines.text("X-GRAPH-ICS-EVENT-ID", id)
             }
         },
         Row(property: "X-GRAPH-ICS-WEBLINK") { context in
             if let link = context.event.webLink.map(ICalText.singleLine), !link.isEmpty {
-                context.lines.property("X-GRAPH-ICS-WEBLINK", value: link)
+                context.lines.text("X-GRAPH-ICS-WEBLINK", link)
             }
         },
         Row(property: "VALARM") { $0.writeAlarm() },

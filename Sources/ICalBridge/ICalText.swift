@@ -78,24 +78,49 @@ enum ICalText {
 
     /// Appends `value` escaped as TEXT (see ``escaped(_:)``) to `output`, working on UTF-8 bytes.
     static func appendEscaped(_ value: String, to output: inout [UInt8]) {
-        var previousWasCR = false
-        for byte in value.utf8 {
-            switch byte {
-            case 0x5C: output.append(0x5C); output.append(0x5C)
-            case 0x2C: output.append(0x5C); output.append(0x2C)
-            case 0x3B: output.append(0x5C); output.append(0x3B)
-            case 0x0D: output.append(0x5C); output.append(UInt8(ascii: "n"))
-            case 0x0A:
-                if !previousWasCR {
+        var value = value
+        value.withUTF8 { bytes in
+            var previousWasCR = false
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                // Plain bytes are copied in runs; only the special ones are handled one by one.
+                if byte >= 0x20, byte != 0x5C, byte != 0x2C, byte != 0x3B, byte != 0x7F {
+                    previousWasCR = false
+                    continue
+                }
+                if runStart < index {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                }
+                runStart = index + 1
+                switch byte {
+                case 0x5C, 0x2C, 0x3B:
+                    output.append(0x5C)
+                    output.append(byte)
+                case 0x0D:
                     output.append(0x5C)
                     output.append(UInt8(ascii: "n"))
+                case 0x0A:
+                    if !previousWasCR {
+                        output.append(0x5C)
+                        output.append(UInt8(ascii: "n"))
+                    }
+                case 0x09: output.append(byte)
+                default: break
                 }
-            case 0x09: output.append(byte)
-            case 0x00..<0x20, 0x7F: break
-            default: output.append(byte)
+                previousWasCR = byte == 0x0D
             }
-            previousWasCR = byte == 0x0D
+            if runStart < bytes.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         }
+    }
+
+    /// Whether `value` has no control characters (other than TAB when `allowingTab`).
+    static func isClean(_ bytes: UnsafeBufferPointer<UInt8>, allowingTab: Bool) -> Bool {
+        for byte in bytes where byte < 0x20 || byte == 0x7F {
+            if allowingTab, byte == 0x09 { continue }
+            return false
+        }
+        return true
     }
 
     /// Whether two strings are equal when ASCII letters are compared without case (no allocation).
@@ -129,12 +154,8 @@ enum ICalText {
 
     /// One line of text: line breaks and other control characters become spaces, ends trimmed.
     static func singleLine(_ value: String) -> String {
-        var clean = true
-        for byte in value.utf8 where byte < 0x20 || byte == 0x7F {
-            clean = false
-            break
-        }
-        if clean { return value.trimmingSpaces() }
+        var value = value
+        if value.withUTF8({ isClean($0, allowingTab: false) }) { return value.trimmingSpaces() }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(value.utf8.count)
         for byte in value.utf8 { bytes.append(byte < 0x20 || byte == 0x7F ? 0x20 : byte) }

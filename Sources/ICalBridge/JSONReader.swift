@@ -1,3 +1,5 @@
+import Foundation
+
 /// A reader of JSON text that decodes straight into graph-ics's Graph models, without building a tree.
 ///
 /// `JSONDecoder` spends most of a large export turning each object into a dictionary of keys; reading the
@@ -163,7 +165,7 @@ struct JSONReader {
         switch peek() {
         case UInt8(ascii: "{"): try object { (reader, _) throws(Failure) in try reader.skip() }
         case UInt8(ascii: "["): try array { (reader, _) throws(Failure) in try reader.skip() }
-        case UInt8(ascii: "\""): _ = try rawString()
+        case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
@@ -254,34 +256,61 @@ struct JSONReader {
     /// A key at `index` (which holds the opening quote): its bytes in the input, copied only when escaped.
     private mutating func rawKey() throws(Failure) -> JSONKey {
         let start = index + 1
-        var end = start
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20
-        {
-            end += 1
+        guard let end = try plainStringEnd(from: start) else {
+            return JSONKey(bytes: UnsafeBufferPointer(start: nil, count: 0), escaped: try rawString())
         }
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            index = end + 1
-            return JSONKey(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end]), escaped: nil)
-        }
-        return JSONKey(bytes: UnsafeBufferPointer(start: nil, count: 0), escaped: try rawString())
+        index = end + 1
+        return JSONKey(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end]), escaped: nil)
     }
 
-    /// A string at `index` (which holds the opening quote), unescaped.
+    /// A string at `index` (which holds the opening quote), unescaped. Raw control characters inside the
+    /// quotes, which strict JSON forbids, are accepted as they are.
     private mutating func rawString() throws(Failure) -> String {
-        index += 1
-        let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                index += 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
-            if byte < 0x20 { throw syntax("control character in a string") }
-            index += 1
+        let start = index + 1
+        guard let end = try plainStringEnd(from: start) else {
+            index = start
+            return try escapedString(from: start)
         }
-        throw syntax("unterminated string")
+        index = end + 1
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// Skips the string at `index` without building it.
+    private mutating func skipString() throws(Failure) {
+        var position = index + 1
+        while true {
+            guard let quote = find(UInt8(ascii: "\""), from: position) else {
+                throw .syntax("unterminated string", offset: index)
+            }
+            // The quote ends the string unless an odd number of backslashes precedes it.
+            var backslashes = 0
+            while quote - backslashes - 1 >= position, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") {
+                backslashes += 1
+            }
+            if backslashes % 2 == 0 {
+                index = quote + 1
+                return
+            }
+            position = quote + 1
+        }
+    }
+
+    /// The closing quote of a string starting at `start` when the string has no escapes; nil when it has
+    /// one (the caller then unescapes it). Found with `memchr`.
+    private func plainStringEnd(from start: Int) throws(Failure) -> Int? {
+        guard let quote = find(UInt8(ascii: "\""), from: start) else {
+            throw .syntax("unterminated string", offset: start)
+        }
+        if find(UInt8(ascii: "\\"), from: start, before: quote) != nil { return nil }
+        return quote
+    }
+
+    /// The first `byte` at or after `start` (and before `end`, default the end of input).
+    private func find(_ byte: UInt8, from start: Int, before end: Int? = nil) -> Int? {
+        let limit = end ?? bytes.count
+        guard start < limit, let base = bytes.baseAddress else { return nil }
+        guard let found = memchr(base + start, Int32(byte), limit - start) else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     private mutating func escapedString(from start: Int) throws(Failure) -> String {
@@ -321,7 +350,6 @@ struct JSONReader {
                 default: throw syntax("invalid escape in a string")
                 }
             default:
-                if byte < 0x20 { throw syntax("control character in a string") }
                 scratch.append(byte)
             }
         }
@@ -403,11 +431,14 @@ struct JSONFieldTable<Field: RawRepresentable & CaseIterable & Sendable>: Sendab
     }
 
     subscript(key: JSONKey) -> Field? {
-        key.withBytes { bytes in
+        key.withBytes { bytes -> Field? in
             guard let first = bytes.first, let last = bytes.last else { return nil }
-            for entry in buckets[Self.bucket(bytes.count, first, last)]
-            where entry.name.count == bytes.count && entry.name.elementsEqual(bytes) {
-                return entry.field
+            for entry in buckets[Self.bucket(bytes.count, first, last)] where entry.name.count == bytes.count {
+                let equal = entry.name.withUnsafeBufferPointer { name in
+                    guard let left = name.baseAddress, let right = bytes.baseAddress else { return false }
+                    return memcmp(left, right, bytes.count) == 0
+                }
+                if equal { return entry.field }
             }
             return nil
         }

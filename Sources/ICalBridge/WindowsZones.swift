@@ -21,12 +21,11 @@ public enum WindowsZones {
     static let table: Table = {
         var table = Table()
         let tz = TZData.system
-        for line in cldrRows.split(separator: "\n") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        for fields in fields(of: cldrRows) {
             guard fields.count == 3 else { continue }
-            let windows = String(fields[0]).trimmingSpaces()
-            let territory = String(fields[1]).trimmingSpaces()
-            let ianaNames = fields[2].split(separator: " ").map(String.init)
+            let windows = fields[0]
+            let territory = fields[1]
+            let ianaNames = fields[2].utf8.split(separator: 0x20).compactMap { String($0) }
             if territory == "001", let first = ianaNames.first {
                 table.toIANA[windows.lowercased()] = (windows, tz.canonical(first))
                 table.windowsNames.append(windows)
@@ -40,16 +39,25 @@ public enum WindowsZones {
         }
         // Territory 001 is the authoritative reverse entry for its own default zone.
         for (_, entry) in table.toIANA { table.toWindows[entry.iana] = entry.windows }
-        for line in cldrDisplayNames.split(separator: "\n") {
-            let fields = line.split(separator: "\t")
+        for fields in fields(of: cldrDisplayNames) {
             guard fields.count == 2 else { continue }
-            let windows = String(fields[0]).trimmingSpaces()
-            let display = String(fields[1]).trimmingSpaces()
+            let windows = fields[0]
+            let display = fields[1]
             table.displayNames[windows] = display
             table.byDisplayName[display.lowercased()] = windows
         }
         return table
     }()
+
+    /// The tab-separated fields of each line of the generated text, trimmed (split as UTF-8 bytes: this
+    /// runs at start-up).
+    static func fields(of text: String) -> [[String]] {
+        text.utf8.split(separator: 0x0A).map { line in
+            line.split(separator: 0x09, omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self).trimmingSpaces()
+            }
+        }
+    }
 
     /// The IANA zone (tzdata-canonical) of a Windows zone name, or nil when CLDR does not know the name.
     public static func iana(forWindows name: String) -> String? {
