@@ -66,6 +66,12 @@ public final class CalendarWriter {
         self.spool = try SpoolFile(directory: spoolDirectory, memoryLimit: spoolMemoryLimit)
     }
 
+    /// Makes room for about `bytes` of VEVENT text at once (up to the memory limit), so that a large
+    /// export does not grow the spool step by step.
+    public func reserveCapacity(_ bytes: Int) {
+        spool.reserveCapacity(bytes)
+    }
+
     /// The number of events added so far.
     public var count: Int { entries.count }
 
@@ -127,6 +133,10 @@ final class SpoolFile {
     }
 
     private var onDisk: Bool { descriptor >= 0 }
+
+    func reserveCapacity(_ bytes: Int) {
+        if !onDisk { pending.reserveCapacity(min(bytes, memoryLimit + (1 << 20))) }
+    }
 
     /// Appends `bytes`, returning the offset they start at.
     func append(_ bytes: [UInt8]) throws(ICalBridgeError) -> Int64 {

@@ -33,6 +33,8 @@ public enum GraphToICS {
     ) throws(ICalBridgeError) -> Summary {
         let encoder = EventEncoder(options: options)
         let writer = try CalendarWriter()
+        // VEVENT text is typically about 60 % of Graph's JSON for the same events.
+        writer.reserveCapacity(data.count * 2 / 3)
         var encodingDiagnostics: [Diagnostic] = []
         var spoolError: ICalBridgeError?
         // The reading thread only checks each event's syntax and finds where it ends; batches of events
