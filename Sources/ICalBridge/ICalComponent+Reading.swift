@@ -12,16 +12,20 @@ extension ICalComponent {
     /// The components of `kind` directly inside this one (collected first: nested first/next loops over
     /// one parent reset each other in libical).
     func children(_ kind: icalcomponent_kind) -> [OpaquePointer] {
+        Self.children(of: pointer, kind)
+    }
+
+    static func children(of parent: OpaquePointer, _ kind: icalcomponent_kind) -> [OpaquePointer] {
         var result: [OpaquePointer] = []
-        var child = icalcomponent_get_first_component(pointer, kind)
+        var child = icalcomponent_get_first_component(parent, kind)
         while let current = child {
             result.append(current)
-            child = icalcomponent_get_next_component(pointer, kind)
+            child = icalcomponent_get_next_component(parent, kind)
         }
         return result
     }
 
-    /// Every `X-LIC-ERROR` in the tree, with the component it was found in.
+    /// Every `X-LIC-ERROR` in the tree.
     var parserErrors: [String] {
         Self.parserErrors(in: pointer)
     }
@@ -33,13 +37,7 @@ extension ICalComponent {
             if let text = icalproperty_get_xlicerror(current) { result.append(String(cString: text)) }
             property = icalcomponent_get_next_property(component, ICAL_XLICERROR_PROPERTY)
         }
-        var children: [OpaquePointer] = []
-        var child = icalcomponent_get_first_component(component, ICAL_ANY_COMPONENT)
-        while let current = child {
-            children.append(current)
-            child = icalcomponent_get_next_component(component, ICAL_ANY_COMPONENT)
-        }
-        for child in children { result += parserErrors(in: child) }
+        for child in children(of: component, ICAL_ANY_COMPONENT) { result += parserErrors(in: child) }
         return result
     }
 
@@ -49,15 +47,7 @@ extension ICalComponent {
         case ICAL_VEVENT_COMPONENT: return [pointer]
         case ICAL_VCALENDAR_COMPONENT: return children(ICAL_VEVENT_COMPONENT)
         default:
-            return children(ICAL_VCALENDAR_COMPONENT).flatMap { calendar in
-                var result: [OpaquePointer] = []
-                var event = icalcomponent_get_first_component(calendar, ICAL_VEVENT_COMPONENT)
-                while let current = event {
-                    result.append(current)
-                    event = icalcomponent_get_next_component(calendar, ICAL_VEVENT_COMPONENT)
-                }
-                return result
-            }
+            return children(ICAL_VCALENDAR_COMPONENT).flatMap { Self.children(of: $0, ICAL_VEVENT_COMPONENT) }
         }
     }
 
