@@ -16,8 +16,12 @@ struct JSONReader {
 
     let bytes: UnsafeBufferPointer<UInt8>
     var index: Int
-    /// The key path of the value being read, for messages.
+    /// The key path of the value being read, for messages; its length is the nesting depth.
     var path: [PathItem] = []
+
+    /// Deeper nesting is refused: Graph's events are a few levels deep, and reading is recursive, on
+    /// worker threads with small stacks.
+    static let maximumDepth = 64
 
     enum PathItem {
         case key(JSONKey)
@@ -98,6 +102,7 @@ struct JSONReader {
     mutating func object(_ body: (inout JSONReader, JSONKey) throws(Failure) -> Void) throws(Failure) -> Bool {
         if try consumeNull() { return false }
         guard peek() == UInt8(ascii: "{") else { throw typeError("an object") }
+        guard path.count < Self.maximumDepth else { throw syntax("nested more than \(Self.maximumDepth) levels deep") }
         index += 1
         if peek() == UInt8(ascii: "}") {
             index += 1
@@ -126,6 +131,7 @@ struct JSONReader {
     mutating func array(_ body: (inout JSONReader, Int) throws(Failure) -> Void) throws(Failure) -> Bool {
         if try consumeNull() { return false }
         guard peek() == UInt8(ascii: "[") else { throw typeError("an array") }
+        guard path.count < Self.maximumDepth else { throw syntax("nested more than \(Self.maximumDepth) levels deep") }
         index += 1
         if peek() == UInt8(ascii: "]") {
             index += 1

@@ -75,7 +75,9 @@ import Testing
     @Test(
         "input that is not usable as a whole throws badInput naming the file",
         arguments: [
-            "", "not json at all", #"{"value": 5}"#, #"{"foo": 1}"#, "42",
+            "", "not json at all", #"{"value": 5}"#, #"{"foo": 1}"#, "42", String(repeating: "[", count: 200_000),
+            #"{"value":[{"id":"x","extra":"# + String(repeating: "[", count: 100) + "]]}]}",
+            #"{"value":[{"id":"x","subject":"unterminated}]}"#,
         ])
     func wholeFileErrors(json: String) {
         #expect {
