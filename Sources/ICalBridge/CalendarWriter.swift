@@ -46,7 +46,8 @@ public final class CalendarWriter {
 
     private let spool: SpoolFile
     private var entries: [Entry] = []
-    private var zoneRanges: [String: (zone: ICalZone, from: Int64, to: Int64)] = [:]
+    /// Per zone used: the days (UTC) on which events use it, from which the VTIMEZONE windows are made.
+    private var zoneDays: [String: (zone: ICalZone, days: Set<Int64>)] = [:]
     private let productID: String
     private let method: String?
 
@@ -80,12 +81,23 @@ public final class CalendarWriter {
         let offset = try spool.append(event.text)
         entries.append(Entry(start: event.sortStart, uid: event.uid, offset: offset, length: event.text.count))
         for use in event.zoneUses {
-            if let range = zoneRanges[use.zone.name] {
-                zoneRanges[use.zone.name] = (use.zone, min(range.from, use.instant), max(range.to, use.instant))
+            let day = use.instant >= 0 ? use.instant / 86_400 : (use.instant - 86_399) / 86_400
+            zoneDays[use.zone.name, default: (use.zone, [])].days.insert(day)
+        }
+    }
+
+    /// Time windows covering the given days with a day of margin either side (so that readers that expand
+    /// a little early or late still find the rule in force); days less than four apart share a window.
+    static func windows(days: Set<Int64>) -> [(from: Int64, to: Int64)] {
+        var windows: [(from: Int64, to: Int64)] = []
+        for day in days.sorted() {
+            if let last = windows.last, day * 86_400 <= last.to + 2 * 86_400 {
+                windows[windows.count - 1].to = (day + 2) * 86_400
             } else {
-                zoneRanges[use.zone.name] = (use.zone, use.instant, use.instant)
+                windows.append(((day - 1) * 86_400, (day + 2) * 86_400))
             }
         }
+        return windows
     }
 
     /// Writes the complete calendar into `sink`.
@@ -95,13 +107,16 @@ public final class CalendarWriter {
         header += "VERSION:2.0\r\nCALSCALE:GREGORIAN\r\n"
         if let method { header += "METHOD:\(method)\r\n" }
         try sink.write(header)
-        for name in zoneRanges.keys.sorted() {
-            guard let range = zoneRanges[name] else { continue }
-            // A day of margin either side, so that readers that expand a little early or late still
-            // find the rule in force.
-            try sink.write(try range.zone.vtimezone(from: range.from - 86_400, to: range.to + 86_400))
+        for name in zoneDays.keys.sorted() {
+            guard let use = zoneDays[name] else { continue }
+            try sink.write(try use.zone.vtimezone(windows: Self.windows(days: use.days)))
         }
-        entries.sort { $0.start != $1.start ? $0.start < $1.start : $0.uid < $1.uid }
+        // Ties on start and UID keep input order (the spool offset), so output never depends on the sort.
+        entries.sort {
+            if $0.start != $1.start { return $0.start < $1.start }
+            if $0.uid != $1.uid { return $0.uid < $1.uid }
+            return $0.offset < $1.offset
+        }
         var buffer: [UInt8] = []
         for entry in entries {
             try spool.copy(offset: entry.offset, length: entry.length, into: &sink, buffer: &buffer)

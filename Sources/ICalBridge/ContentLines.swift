@@ -103,8 +103,8 @@ struct ContentLines {
         fold()
     }
 
-    /// A parameter value: quoted when it holds `:`, `;` or `,`; `"` and control characters cannot be
-    /// written in iCalendar 2.0 parameters and become `'` and spaces.
+    /// A parameter value: quoted when it holds `:`, `;` or `,`; `^`, `"` and line breaks written as
+    /// RFC 6868 says (`^^`, `^'`, `^n`); other control characters become spaces.
     static func appendParameterValue(_ value: String, to output: inout [UInt8]) {
         var value = value
         value.withUTF8 { bytes in
@@ -113,7 +113,7 @@ struct ContentLines {
             for byte in bytes {
                 if byte == UInt8(ascii: ":") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: ",") {
                     needsQuotes = true
-                } else if byte == UInt8(ascii: "\"") || byte < 0x20 || byte == 0x7F {
+                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "^") || byte < 0x20 || byte == 0x7F {
                     plain = false
                 }
             }
@@ -121,14 +121,17 @@ struct ContentLines {
             if plain {
                 output.append(contentsOf: bytes)
             } else {
+                var previousWasCR = false
                 for byte in bytes {
-                    if byte == UInt8(ascii: "\"") {
-                        output.append(UInt8(ascii: "'"))
-                    } else if byte < 0x20 || byte == 0x7F {
-                        output.append(UInt8(ascii: " "))
-                    } else {
-                        output.append(byte)
+                    switch byte {
+                    case UInt8(ascii: "^"): output += [UInt8(ascii: "^"), UInt8(ascii: "^")]
+                    case UInt8(ascii: "\""): output += [UInt8(ascii: "^"), UInt8(ascii: "'")]
+                    case 0x0D: output += [UInt8(ascii: "^"), UInt8(ascii: "n")]
+                    case 0x0A: if !previousWasCR { output += [UInt8(ascii: "^"), UInt8(ascii: "n")] }
+                    case 0x00..<0x20, 0x7F: output.append(UInt8(ascii: " "))
+                    default: output.append(byte)
                     }
+                    previousWasCR = byte == 0x0D
                 }
             }
             if needsQuotes { output.append(UInt8(ascii: "\"")) }

@@ -142,7 +142,7 @@ extension EventEncoder {
             if let instant = timestamp.instant { return instant }
             switch ZoneResolver.resolve(zoneName) {
             case .resolved(let zone, _):
-                return zone.instant(forLocal: timestamp.civil)
+                return place(timestamp.civil, in: zone, field: field)
             case .sentinel:
                 if zoneName?.lowercased() == "tzone://microsoft/utc" { return timestamp.civil.secondsSinceEpoch }
                 let fallback = options.fallbackZone ?? .utc
@@ -150,11 +150,22 @@ extension EventEncoder {
                     "\(field).timeZone '\(zoneName ?? "")' names no real zone; its time is read in \(fallback.name)"
                         + (options.fallbackZone == nil ? " (give the mailbox zone with --tz)" : " (--tz)")
                 )
-                return fallback.instant(forLocal: timestamp.civil)
+                return place(timestamp.civil, in: fallback, field: field)
             case .unknown:
                 error("unknown time zone '\(zoneName ?? "")' in \(field).timeZone")
                 return nil
             }
+        }
+
+        /// The instant of a wall-clock time in `zone`, or nil (with an error) when its year is outside the
+        /// years graph-ics places in zones.
+        mutating func place(_ local: CivilDateTime, in zone: ResolvedZone, field: String) -> Int64? {
+            let asUTC = local.secondsSinceEpoch
+            if case .zone = zone, !ICalZone.supportedInstants.contains(asUTC) {
+                error("\(field).dateTime is in the year \(local.year); graph-ics places local times only in 1900–2199")
+                return nil
+            }
+            return zone.instant(forLocal: local)
         }
 
         /// The zone an event is shown in: its original zone, else the zone Graph gave the times in, else
@@ -187,13 +198,16 @@ extension EventEncoder {
                 return
             }
             writeTime("DTSTART", instant: times.start, zone: times.startZone)
-            writeTime("DTEND", instant: times.end, zone: times.endZone)
+            // RFC 5545 wants DTEND after DTSTART; without DTEND a timed event lasts no time at all.
+            if times.end > times.start { writeTime("DTEND", instant: times.end, zone: times.endZone) }
         }
 
         /// A DTSTART/DTEND: local time with TZID, or UTC when the zone is UTC or the local time would be
         /// ambiguous (a time in the repeated hour when clocks go back).
         mutating func writeTime(_ name: String, instant: Int64, zone: ResolvedZone) {
-            guard case .zone(let ical) = zone, ical.localTimeIsExact(at: instant) else {
+            guard case .zone(let ical) = zone, ICalZone.supportedInstants.contains(instant),
+                ical.localTimeIsExact(at: instant)
+            else {
                 lines.time(name, CivilDateTime(secondsSinceEpoch: instant), utc: true)
                 return
             }
@@ -246,7 +260,9 @@ extension EventEncoder {
             }
             let address = parts.joined(separator: ", ")
             var value = name
-            if !address.isEmpty, !ICalText.contains(name, address) {
+            // Addresses and names are short; very long ones are not searched (the search is quadratic).
+            let repeated = name.utf8.count < 4096 && address.utf8.count < 1024 && ICalText.contains(name, address)
+            if !address.isEmpty, !repeated {
                 value = name.isEmpty ? address : name + ", " + address
             }
             if !value.isEmpty { lines.text("LOCATION", value) }

@@ -100,7 +100,9 @@ public struct EventEncoder: Sendable {
     /// mailbox zone (UTC without `--tz`).
     func sortKey(_ times: Times) -> Int64 {
         guard times.isAllDay else { return times.start }
-        return options.fallbackZone?.instant(forLocal: times.startDate) ?? times.startDate.secondsSinceEpoch
+        let midnight = times.startDate.secondsSinceEpoch
+        guard let zone = options.fallbackZone, ICalZone.supportedInstants.contains(midnight) else { return midnight }
+        return zone.instant(forLocal: times.startDate)
     }
 
     /// One property of the mapping.

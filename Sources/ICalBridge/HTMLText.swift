@@ -51,10 +51,9 @@ enum HTMLText {
             let tag = input[(index + 1)..<close]
             index = close + 1
             if tag.starts(with: HTMLText.commentStart) {
-                if !tag.reversed().starts(with: HTMLText.commentEndReversed),
-                    let end = find(HTMLText.commentClose, from: index)
-                {
-                    index = end + 3
+                if !tag.reversed().starts(with: HTMLText.commentEndReversed) {
+                    // An unclosed comment runs to the end of the document, as in HTML.
+                    index = find(HTMLText.commentClose, from: index).map { $0 + 3 } ?? input.count
                 }
                 return
             }

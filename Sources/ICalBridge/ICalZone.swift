@@ -103,23 +103,34 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         ].contains(name)
     }
 
-    /// The zone's VTIMEZONE covering `[from, to]`, TZID set to the plain IANA name, serialised and folded.
+    /// The instants graph-ics places in zones: 1900-01-01 to 2199-12-31 UTC. libical computes daylight
+    /// saving only up to 2582, and far-off years (a typo such as 9026) would make it recompute each
+    /// zone's history on every call; outside this range graph-ics writes times in UTC.
+    public static let supportedInstants: Range<Int64> = -2_208_988_800..<7_258_118_400
+
+    /// The zone's VTIMEZONE for the time windows `windows` (sorted, not overlapping), TZID set to the plain
+    /// IANA name, serialised and folded.
     ///
     /// First choice is libical's own component for the zone, cloned (libical keeps the original) and
-    /// truncated to the range in its Outlook-compatible form (`icaltimezone_truncate_vtimezone` with
+    /// truncated to the whole range in its Outlook-compatible form (`icaltimezone_truncate_vtimezone` with
     /// `ms_compatible`). libical 3.0.16 gets that wrong for some zones (it drops standard-time onsets of
     /// America/Havana, writes RDATEs in UTC for Asia/Hebron), so the result is checked: read back by
-    /// libical it must give the zone's offset at every change in the range, and it must not use UTC
-    /// RDATEs, which RFC 5545 does not allow in a VTIMEZONE. When the check fails, graph-ics writes the
-    /// changes in the range one by one instead (still from libical's tzdata rules), which every reader
-    /// understands.
-    public func vtimezone(from: Int64, to: Int64) throws(ICalBridgeError) -> [UInt8] {
-        let changes = transitions(from: from, to: to)
-        if let truncated = try truncatedVTimezone(from: from, to: to), matches(truncated, changes: changes, from: from)
-        {
+    /// libical it must give the zone's offset at the start of every window and around every change in
+    /// them, and it must not use UTC RDATEs, which RFC 5545 does not allow in a VTIMEZONE. When the check
+    /// fails, graph-ics writes the offset at each window's start and the changes in it one by one (still
+    /// from libical's tzdata rules), which every reader understands.
+    public func vtimezone(windows: [(from: Int64, to: Int64)]) throws(ICalBridgeError) -> [UInt8] {
+        guard let first = windows.first, let last = windows.last else { return [] }
+        let spans = windows.map { window in (window.from, transitions(from: window.from, to: window.to)) }
+        if let truncated = try truncatedVTimezone(from: first.from, to: last.to), matches(truncated, spans: spans) {
             return truncated
         }
-        return explicitVTimezone(from: from, changes: changes)
+        return explicitVTimezone(spans: spans)
+    }
+
+    /// The VTIMEZONE for one window `[from, to]`.
+    public func vtimezone(from: Int64, to: Int64) throws(ICalBridgeError) -> [UInt8] {
+        try vtimezone(windows: [(from, to)])
     }
 
     /// libical's truncated VTIMEZONE, or nil when libical has no component for the zone.
@@ -187,8 +198,9 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         return result
     }
 
-    /// Whether a VTIMEZONE text, read back by libical, agrees with this zone around every change.
-    func matches(_ text: [UInt8], changes: [Transition], from: Int64) -> Bool {
+    /// Whether a VTIMEZONE text, read back by libical, agrees with this zone at each window's start and
+    /// around every change.
+    func matches(_ text: [UInt8], spans: [(start: Int64, changes: [Transition])]) -> Bool {
         let unfolded = String(decoding: text, as: UTF8.self).replacing("\r\n ", with: "")
         for line in unfolded.split(separator: "\r\n") where line.hasPrefix("RDATE") && line.hasSuffix("Z") {
             return false
@@ -205,9 +217,10 @@ public struct ICalZone: @unchecked Sendable, Equatable {
             icalcomponent_free(copy)
             return false
         }
-        var probes: [Int64] = [from, from + 3600]
-        for change in changes {
-            probes.append(contentsOf: [change.instant - 1, change.instant, change.instant + 3600])
+        var probes: [Int64] = []
+        for (start, changes) in spans {
+            probes += [start, start + 3600]
+            for change in changes { probes += [change.instant - 1, change.instant, change.instant + 3600] }
         }
         for instant in probes {
             var expectedTime = icaltimetype.make(CivilDateTime(secondsSinceEpoch: instant))
@@ -227,8 +240,9 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         return true
     }
 
-    /// A VTIMEZONE listing the offset at `from` and each change after it as its own component.
-    func explicitVTimezone(from: Int64, changes: [Transition]) -> [UInt8] {
+    /// A VTIMEZONE listing, for each window, the offset at its start and each change in it as components
+    /// of their own.
+    func explicitVTimezone(spans: [(start: Int64, changes: [Transition])]) -> [UInt8] {
         func offsetText(_ seconds: Int) -> String {
             let sign = seconds < 0 ? "-" : "+"
             let value = abs(seconds)
@@ -240,7 +254,6 @@ public struct ICalZone: @unchecked Sendable, Equatable {
                 + CivilDateTime.pad(civil.hour, 2) + CivilDateTime.pad(civil.minute, 2)
                 + CivilDateTime.pad(civil.second, 2)
         }
-        let initial = offsetAndDaylight(at: from)
         var lines = ["BEGIN:VTIMEZONE", "TZID:" + name, "X-LIC-LOCATION:" + name]
         func component(daylight: Bool, before: Int, after: Int, onset: CivilDateTime) {
             let kind = daylight ? "DAYLIGHT" : "STANDARD"
@@ -249,19 +262,22 @@ public struct ICalZone: @unchecked Sendable, Equatable {
                 "DTSTART:" + stamp(onset), "END:" + kind,
             ]
         }
-        component(
-            daylight: initial.isDaylight,
-            before: initial.offset,
-            after: initial.offset,
-            onset: CivilDateTime(secondsSinceEpoch: from + Int64(initial.offset))
-        )
-        for change in changes {
+        for (start, changes) in spans {
+            let initial = offsetAndDaylight(at: start)
             component(
-                daylight: change.isDaylight,
-                before: change.before,
-                after: change.after,
-                onset: CivilDateTime(secondsSinceEpoch: change.instant + Int64(change.before))
+                daylight: initial.isDaylight,
+                before: initial.offset,
+                after: initial.offset,
+                onset: CivilDateTime(secondsSinceEpoch: start + Int64(initial.offset))
             )
+            for change in changes {
+                component(
+                    daylight: change.isDaylight,
+                    before: change.before,
+                    after: change.after,
+                    onset: CivilDateTime(secondsSinceEpoch: change.instant + Int64(change.before))
+                )
+            }
         }
         lines.append("END:VTIMEZONE")
         return ICalText.refoldedLine(lines.joined(separator: "\r\n"))

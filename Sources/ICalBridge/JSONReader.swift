@@ -212,7 +212,7 @@ struct JSONReader {
             throw typeError("a number")
         }
         let text = try numberText()
-        guard let value = Double(text) else { throw syntax("malformed number") }
+        guard let value = Double(text), value.isFinite else { throw syntax("malformed number") }
         return value
     }
 
@@ -245,17 +245,30 @@ struct JSONReader {
         return present ? result : nil
     }
 
+    /// A number's text, checked against JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     private mutating func numberText() throws(Failure) -> String {
         let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            let isNumberByte =
-                (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
-            guard isNumberByte else { break }
-            index += 1
+        func digits() -> Int {
+            let first = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            return index - first
         }
-        guard index > start else { throw syntax("unexpected character") }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let integerStart = index
+        let integerDigits = digits()
+        guard integerDigits > 0 else { throw syntax("malformed number") }
+        if integerDigits > 1, bytes[integerStart] == 0x30 { throw syntax("malformed number (leading zero)") }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw syntax("malformed number") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard digits() > 0 else { throw syntax("malformed number") }
+        }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 

@@ -69,9 +69,12 @@ public enum ZoneResolver {
         }
         cacheLock.unlock()
         let resolution = resolveUncached(name)
-        cacheLock.lock()
-        cache[key] = resolution
-        cacheLock.unlock()
+        // Unknown names are not remembered: input could bring a new one per event.
+        if resolution != .unknown {
+            cacheLock.lock()
+            cache[key] = resolution
+            cacheLock.unlock()
+        }
         return resolution
     }
 
