@@ -6,27 +6,37 @@ struct ConvertCommand: Command {
     static let name = "convert"
     static let abstract = "Convert saved Graph JSON to .ics (offline, no account needed)."
     static let help = """
-        Usage: graph-ics convert [FILE|-] [--to ics|graph-json] [--tz IANA] [-o FILE|-] [--verbose]
+        Usage: graph-ics convert [FILE|-] [--to ics|graph-json] [--tz ZONE] [--as-meeting] [--strict]
+                                 [-o FILE|-] [--verbose]
 
-        Converts a saved Microsoft Graph response (a calendarView or events list, a single event,
-        or a JSON array of events) into an iCalendar file. Reads FILE, or standard input when FILE
-        is '-' or left out; writes to standard output unless -o names a file. A file is written
-        whole or not at all: graph-ics writes a temporary file next to it and renames it at the end.
+        Converts offline between Microsoft Graph JSON and iCalendar. Reads FILE, or standard input
+        when FILE is '-' or left out; writes to standard output unless -o names a file. A file is
+        written whole or not at all: graph-ics writes a temporary file next to it and renames it.
 
-        The kind of input is read from its content: '{' or '[' is Graph JSON, BEGIN:VCALENDAR is
-        iCalendar. Converting iCalendar to Graph JSON comes in a later version.
+        The kind of input is read from its content and converted to the other kind:
+          Graph JSON ('{' or '['): a calendarView or events response, a single event or an array
+            of events, converted to .ics.
+          iCalendar (BEGIN:VCALENDAR): converted to the Graph event payloads that 'graph-ics
+            import' would create, as {"value": [...]}. Nothing is sent anywhere. Follow-up steps
+            (cancel or change one occurrence of a series) appear as "@graph-ics.followUps".
 
         Options:
           -o, --output FILE   Write to FILE ('-' for standard output, the default).
-          --to KIND           Output kind: ics (default for Graph JSON input) or graph-json.
-          --tz ZONE           The mailbox time zone, IANA (Europe/Berlin) or Windows
-                              (W. Europe Standard Time). Events whose original zone Graph does
-                              not know (tzone://Microsoft/Custom, …) are shown in it; UTC if absent.
-          -v, --verbose       Say what was converted.
+          --to KIND           ics or graph-json (the other kind of the input, by default).
+          --tz ZONE           Your time zone, IANA (Europe/Berlin) or Windows (W. Europe Standard
+                              Time). Graph JSON: events whose original zone Graph does not know
+                              (tzone://Microsoft/Custom, …) are shown in it. iCalendar: floating
+                              times and all-day events are placed in it. UTC if absent.
+          --as-meeting        iCalendar: ORGANIZER and ATTENDEEs become real attendees (importing
+                              such events mails them). By default they are written into the body.
+          --strict            iCalendar: refuse a recurrence Graph cannot hold instead of expanding
+                              it into single events.
+          -v, --verbose       Say what was converted, and how each TZID was understood.
           -h, --help          Show this help.
 
         Examples:
           graph-ics convert week.json -o week.ics
+          graph-ics convert ticket.ics --tz Europe/Berlin
           curl -s … | graph-ics convert - | khal import --batch -
 
         Exit status: 0 all events converted, 1 some events failed (the others are in the output),
@@ -39,12 +49,16 @@ struct ConvertCommand: Command {
     var target: String?
     var zone: ResolvedZone?
     var verbose: Bool
+    var asMeeting: Bool
+    var strict: Bool
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
             arguments,
             valued: ["-o": "--output", "--output": "--output", "--to": "--to", "--tz": "--tz"],
-            flags: ["-v": "--verbose", "--verbose": "--verbose"]
+            flags: [
+                "-v": "--verbose", "--verbose": "--verbose", "--as-meeting": "--as-meeting", "--strict": "--strict",
+            ]
         )
         guard parsed.positionals.count <= 1 else {
             throw UsageError("convert takes one input file, got \(parsed.positionals.count)")
@@ -62,6 +76,8 @@ struct ConvertCommand: Command {
             self.zone = zone
         }
         verbose = parsed.flag("--verbose")
+        asMeeting = parsed.flag("--as-meeting")
+        strict = parsed.flag("--strict")
         if output == "" { throw UsageError("-o needs a file name or '-'") }
     }
 
@@ -78,11 +94,10 @@ struct ConvertCommand: Command {
             }
             return try convertGraphJSON(data, name: inputName, terminal)
         case .iCalendar:
-            throw CommandFailure(
-                .usage,
-                "\(inputName) is iCalendar; converting iCalendar to Graph JSON is not available in graph-ics "
-                    + "\(GraphICSVersion.version) yet (this version converts Graph JSON to .ics)"
-            )
+            if target == "ics" {
+                throw UsageError("\(inputName) is already iCalendar; use --to graph-json or leave --to out")
+            }
+            return try convertICS(data, name: inputName, terminal)
         case .unknown:
             throw CommandFailure(
                 .badInput,
@@ -107,12 +122,7 @@ struct ConvertCommand: Command {
             sink.discard()
             throw CommandFailure(Self.status(for: error.code), error.description)
         }
-        for diagnostic in summary.diagnostics {
-            switch diagnostic.severity {
-            case .warning: terminal.warning(diagnostic.description)
-            case .error: terminal.error(diagnostic.description)
-            }
-        }
+        Self.report(summary.diagnostics, terminal)
         let failed = summary.diagnostics.filter { $0.severity == .error }.count
         if verbose || failed > 0 {
             var line = "\(name): \(summary.written) of \(summary.inputEvents) events converted to \(sink.displayName)"
@@ -124,6 +134,52 @@ struct ConvertCommand: Command {
         }
         if failed > 0 { return summary.written == 0 ? .badInput : .partlyFailed }
         return .ok
+    }
+
+    private func convertICS(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
+        var options = ImportOptions(userZone: zone, asMeeting: asMeeting, strict: strict, file: name)
+        options.expansionLimit = 500
+        let plan: ImportPlan
+        do {
+            plan = try ICSToGraph.plan(data, options: options)
+        } catch {
+            throw CommandFailure(Self.status(for: error.code), error.description)
+        }
+        Self.report(plan.diagnostics, terminal)
+        if verbose {
+            for (tzid, rule) in plan.zoneRules.sorted(by: { $0.key < $1.key }) {
+                terminal.note("TZID \(tzid): \(rule)")
+            }
+        }
+        let failed = plan.diagnostics.filter { $0.severity == .error }.count
+        if plan.events.isEmpty, failed > 0 {
+            terminal.note("\(name): no event could be converted; nothing written")
+            return .badInput
+        }
+        let sink = try OutputFile(path: output)
+        do {
+            var writer = sink
+            try writer.write(Array(try plan.jsonData()) + [0x0A])
+            try sink.commit()
+        } catch {
+            sink.discard()
+            throw CommandFailure(Self.status(for: error.code), error.description)
+        }
+        if verbose || failed > 0 {
+            terminal.note(
+                "\(name): \(plan.events.count) Graph events planned from \(plan.sourceEvents) VEVENTs; \(failed) failed"
+            )
+        }
+        return failed > 0 ? .partlyFailed : .ok
+    }
+
+    static func report(_ diagnostics: [Diagnostic], _ terminal: Terminal) {
+        for diagnostic in diagnostics {
+            switch diagnostic.severity {
+            case .warning: terminal.warning(diagnostic.description)
+            case .error: terminal.error(diagnostic.description)
+            }
+        }
     }
 
     static func status(for code: ICalBridgeError.Code) -> ExitStatus {

@@ -46,8 +46,18 @@ public final class CalendarWriter {
 
     private let spool: SpoolFile
     private var entries: [Entry] = []
-    /// Per zone used: the days (UTC) on which events use it, from which the VTIMEZONE windows are made.
-    private var zoneDays: [String: (zone: ICalZone, days: Set<Int64>)] = [:]
+    /// Per zone used: the spans of instants events need it for (a day each for single events, merged as
+    /// they come), and whether a series without end uses it.
+    private var zoneSpans: [String: ZoneSpans] = [:]
+
+    private struct ZoneSpans {
+        var zone: ICalZone
+        /// Days with a single-instant use: a set, so that a long export costs a day each at most.
+        var days: Set<Int64> = []
+        /// Longer spans (series).
+        var ranges: [ClosedRange<Int64>] = []
+        var openEnded = false
+    }
     private let productID: String
     private let method: String?
 
@@ -81,20 +91,33 @@ public final class CalendarWriter {
         let offset = try spool.append(event.text)
         entries.append(Entry(start: event.sortStart, uid: event.uid, offset: offset, length: event.text.count))
         for use in event.zoneUses {
-            let day = use.instant >= 0 ? use.instant / 86_400 : (use.instant - 86_399) / 86_400
-            zoneDays[use.zone.name, default: (use.zone, [])].days.insert(day)
+            let day = Self.day(use.from)
+            let lastDay = use.to.map(Self.day) ?? day
+            // Mutated in place: copying the entry out would copy its set for every event.
+            if zoneSpans[use.zone.name] == nil { zoneSpans[use.zone.name] = ZoneSpans(zone: use.zone) }
+            if use.to == nil { zoneSpans[use.zone.name]?.openEnded = true }
+            if lastDay == day {
+                zoneSpans[use.zone.name]?.days.insert(day)
+            } else {
+                zoneSpans[use.zone.name]?.ranges.append(day...max(day, lastDay))
+            }
         }
     }
 
-    /// Time windows covering the given days with a day of margin either side (so that readers that expand
-    /// a little early or late still find the rule in force); days less than four apart share a window.
-    static func windows(days: Set<Int64>) -> [(from: Int64, to: Int64)] {
+    static func day(_ instant: Int64) -> Int64 {
+        instant >= 0 ? instant / 86_400 : (instant - 86_399) / 86_400
+    }
+
+    /// Time windows covering the given spans of days with a day of margin either side (so that readers
+    /// that expand a little early or late still find the rule in force); spans less than four days apart
+    /// share a window.
+    static func windows(days spans: [ClosedRange<Int64>]) -> [(from: Int64, to: Int64)] {
         var windows: [(from: Int64, to: Int64)] = []
-        for day in days.sorted() {
-            if let last = windows.last, day * 86_400 <= last.to + 2 * 86_400 {
-                windows[windows.count - 1].to = (day + 2) * 86_400
+        for span in spans.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = windows.last, span.lowerBound * 86_400 <= last.to + 2 * 86_400 {
+                windows[windows.count - 1].to = max(last.to, (span.upperBound + 2) * 86_400)
             } else {
-                windows.append(((day - 1) * 86_400, (day + 2) * 86_400))
+                windows.append(((span.lowerBound - 1) * 86_400, (span.upperBound + 2) * 86_400))
             }
         }
         return windows
@@ -107,9 +130,10 @@ public final class CalendarWriter {
         header += "VERSION:2.0\r\nCALSCALE:GREGORIAN\r\n"
         if let method { header += "METHOD:\(method)\r\n" }
         try sink.write(header)
-        for name in zoneDays.keys.sorted() {
-            guard let use = zoneDays[name] else { continue }
-            try sink.write(try use.zone.vtimezone(windows: Self.windows(days: use.days)))
+        for name in zoneSpans.keys.sorted() {
+            guard let use = zoneSpans[name] else { continue }
+            let spans = use.days.map { $0...$0 } + use.ranges
+            try sink.write(try use.zone.vtimezone(windows: Self.windows(days: spans), openEnded: use.openEnded))
         }
         // Ties on start and UID keep input order (the spool offset), so output never depends on the sort.
         entries.sort {

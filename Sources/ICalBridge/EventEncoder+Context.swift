@@ -21,7 +21,7 @@ extension EventEncoder {
         var lines = ContentLines()
         var times: Times?
         var diagnostics: [Diagnostic] = []
-        var zoneUses: [(zone: ICalZone, instant: Int64)] = []
+        var zoneUses: [ZoneUse] = []
         let uid: String
 
         init(event: GraphEvent, options: ExportOptions) {
@@ -212,7 +212,58 @@ extension EventEncoder {
                 return
             }
             lines.time(name, ical.localTime(at: instant), parameters: ["TZID": ical.name])
-            zoneUses.append((ical, instant))
+            zoneUses.append(ZoneUse(zone: ical, from: instant, to: instant))
+        }
+
+        /// A series master's `patternedRecurrence` as an RRULE (occurrences and exceptions of a series that
+        /// calendarView returns are exported as events of their own).
+        mutating func writeRecurrence() {
+            guard let recurrence = event.recurrence, recurrence.pattern != nil, let times else { return }
+            let zone = times.startZone
+            let start = times.isAllDay ? times.startDate : zone.localTime(at: times.start)
+            let rule = RecurrenceMapping.rrule(
+                from: recurrence,
+                start: start,
+                isAllDay: times.isAllDay,
+                endOfDayToUTC: { zone.instant(forLocal: $0) }
+            )
+            switch rule {
+            case .success(let text):
+                lines.property("RRULE", value: text)
+                // The VTIMEZONE must cover the whole series, not just its first occurrence.
+                if case .zone(let ical) = zone, !times.isAllDay {
+                    zoneUses.append(
+                        ZoneUse(zone: ical, from: times.start, to: seriesEnd(recurrence, rule: text, zone: zone)))
+                }
+            case .failure(let unsupported):
+                warning("recurrence left out: \(unsupported.reason)")
+            }
+        }
+
+        /// The last instant of a series: the end of its end date, its last numbered occurrence, or nil
+        /// when it never ends.
+        func seriesEnd(_ recurrence: GraphPatternedRecurrence, rule: String, zone: ResolvedZone) -> Int64? {
+            guard let times else { return nil }
+            switch recurrence.range?.type {
+            case "endDate":
+                guard let text = recurrence.range?.endDate, let date = GraphTimestamp.parse(text)?.civil else {
+                    return nil
+                }
+                var endOfDay = date.date
+                endOfDay.hour = 23
+                endOfDay.minute = 59
+                endOfDay.second = 59
+                return zone.instant(forLocal: endOfDay) + (times.end - times.start)
+            case "numbered":
+                let count = max(1, recurrence.range?.numberOfOccurrences ?? 1)
+                let start = zone.localTime(at: times.start)
+                guard let last = RecurrenceMapping.occurrences(rrule: rule, start: start, count: count).last else {
+                    return nil
+                }
+                return zone.instant(forLocal: last) + (times.end - times.start)
+            default:
+                return nil
+            }
         }
 
         mutating func writeUTCTimestamp(_ keyPath: KeyPath<GraphEvent, String?>, _ field: String, _ name: String) {

@@ -18,6 +18,19 @@ public struct ExportOptions: Sendable {
     }
 }
 
+/// A zone a VEVENT uses, from `from` to `to` (nil: without end, a series that never ends).
+public struct ZoneUse: Sendable {
+    public var zone: ICalZone
+    public var from: Int64
+    public var to: Int64?
+
+    public init(zone: ICalZone, from: Int64, to: Int64?) {
+        self.zone = zone
+        self.from = from
+        self.to = to
+    }
+}
+
 /// One VEVENT ready for a ``CalendarWriter``.
 public struct EncodedEvent: Sendable {
     /// The VEVENT's text: CRLF lines, folded at 75 octets.
@@ -25,8 +38,9 @@ public struct EncodedEvent: Sendable {
     public var uid: String
     /// The start instant (timed) or the start date at 00:00 read as UTC (all-day): the sort key.
     public var sortStart: Int64
-    /// The zones the VEVENT names in TZID parameters, with the instants it uses them at.
-    public var zoneUses: [(zone: ICalZone, instant: Int64)]
+    /// The zones the VEVENT names in TZID parameters, with the span of instants it needs them for (a
+    /// single instant, or a series' whole range); `to` is nil for a series without end.
+    public var zoneUses: [ZoneUse]
 }
 
 /// Turns Graph events into VEVENTs (zones and instants through libical).
@@ -118,6 +132,7 @@ public struct EventEncoder: Sendable {
             context.lines.time("DTSTAMP", CivilDateTime(secondsSinceEpoch: context.options.timestamp), utc: true)
         },
         Row(property: "DTSTART/DTEND") { $0.writeTimes() },
+        Row(property: "RRULE") { $0.writeRecurrence() },
         Row(property: "SUMMARY") { context in
             if let subject = context.event.subject, !subject.isEmpty { context.lines.text("SUMMARY", subject) }
         },

@@ -30,7 +30,7 @@ extension ICalComponent {
         Self.parserErrors(in: pointer)
     }
 
-    private static func parserErrors(in component: OpaquePointer) -> [String] {
+    static func parserErrors(in component: OpaquePointer) -> [String] {
         var result: [String] = []
         var property = icalcomponent_get_first_property(component, ICAL_XLICERROR_PROPERTY)
         while let current = property {

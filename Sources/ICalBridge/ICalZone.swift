@@ -119,10 +119,22 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     /// them, and it must not use UTC RDATEs, which RFC 5545 does not allow in a VTIMEZONE. When the check
     /// fails, graph-ics writes the offset at each window's start and the changes in it one by one (still
     /// from libical's tzdata rules), which every reader understands.
-    public func vtimezone(windows: [(from: Int64, to: Int64)]) throws(ICalBridgeError) -> [UInt8] {
-        guard let first = windows.first, let last = windows.last else { return [] }
+    ///
+    /// With `openEnded` (a series without end uses the zone) libical's component is not truncated at the
+    /// end, so its rules go on; the explicit fallback then lists changes for ten more years.
+    public func vtimezone(windows: [(from: Int64, to: Int64)], openEnded: Bool = false) throws(ICalBridgeError)
+        -> [UInt8]
+    {
+        guard let first = windows.first, var last = windows.last else { return [] }
+        var windows = windows
+        if openEnded {
+            last.to = min(last.to + 10 * 366 * 86_400, Self.supportedInstants.upperBound - 1)
+            windows[windows.count - 1] = last
+        }
         let spans = windows.map { window in (window.from, transitions(from: window.from, to: window.to)) }
-        if let truncated = try truncatedVTimezone(from: first.from, to: last.to), matches(truncated, spans: spans) {
+        if let truncated = try truncatedVTimezone(from: first.from, to: openEnded ? nil : last.to),
+            matches(truncated, spans: spans)
+        {
             return truncated
         }
         return explicitVTimezone(spans: spans)
@@ -134,7 +146,7 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     }
 
     /// libical's truncated VTIMEZONE, or nil when libical has no component for the zone.
-    func truncatedVTimezone(from: Int64, to: Int64) throws(ICalBridgeError) -> [UInt8]? {
+    func truncatedVTimezone(from: Int64, to: Int64?) throws(ICalBridgeError) -> [UInt8]? {
         Self.lock.lock()
         defer { Self.lock.unlock() }
         guard let builtin = icaltimezone_get_component(pointer) else { return nil }
@@ -143,7 +155,7 @@ public struct ICalZone: @unchecked Sendable, Equatable {
             name.withCString { icalproperty_set_tzid(tzid, $0) }
         }
         let start = icaltimetype.make(CivilDateTime(secondsSinceEpoch: from), utc: true)
-        let end = icaltimetype.make(CivilDateTime(secondsSinceEpoch: to), utc: true)
+        let end = to.map { icaltimetype.make(CivilDateTime(secondsSinceEpoch: $0), utc: true) } ?? icaltime_null_time()
         icaltimezone_truncate_vtimezone(component.pointer, start, end, 1)
         return try component.serialized()
     }

@@ -23,6 +23,11 @@ public enum ResolvedZone: Equatable, Sendable {
         }
     }
 
+    /// The wall-clock time in this zone at `instant`.
+    public func localTime(at instant: Int64) -> CivilDateTime {
+        CivilDateTime(secondsSinceEpoch: instant + Int64(utcOffset(at: instant)))
+    }
+
     /// The instant of a wall-clock time in this zone (earlier one in a fold).
     public func instant(forLocal local: CivilDateTime) -> Int64 {
         switch self {

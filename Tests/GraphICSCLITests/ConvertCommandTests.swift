@@ -5,7 +5,7 @@ import Testing
 /// files it writes.
 @Suite struct ConvertCommandTests {
     static let convertUsage =
-        "Usage: graph-ics convert [FILE|-] [--to ics|graph-json] [--tz IANA] [-o FILE|-] [--verbose]"
+        "Usage: graph-ics convert [FILE|-] [--to ics|graph-json] [--tz ZONE] [--as-meeting] [--strict]"
     static let topUsage = "Usage: graph-ics <command> [options]"
     static let seeHelp = "See 'graph-ics --help'."
 
@@ -172,18 +172,32 @@ import Testing
     }
 
     @Test(
-        "iCalendar input says the iCalendar to Graph direction is not available yet",
-        arguments: ["week.ics", "week.json"])
+        "iCalendar input becomes the Graph payloads import would send, whatever the file is called",
+        arguments: ["ticket.ics", "ticket.json"])
     func iCalendarInput(fileName: String) throws {
         try withTemporaryDirectory { directory in
             let input = directory.appendingPathComponent(fileName)
-            let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nEND:VCALENDAR\r\n"
+            let calendar = """
+                BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:ticket-1\r\n\
+                SUMMARY:Cinema\r\nDTSTART;TZID=Europe/Berlin:20261205T201500\r\nDTEND;TZID=Europe/Berlin:20261205T223000\r\n\
+                ORGANIZER;CN=Kino:mailto:kino@example.com\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+                """
             try Data(calendar.utf8).write(to: input)
             let result = try graphICS(["convert", input.path])
-            #expect(result.status == 64)
-            #expect(result.stdout.isEmpty, "stdout: \(result.out)")
-            #expect(result.err.contains(input.path), "stderr: \(result.err)")
-            #expect(result.err.contains("iCalendar to Graph JSON is not available"), "stderr: \(result.err)")
+            #expect(result.status == 0, "stderr: \(result.err)")
+            let json = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+            let events = try #require(json["value"] as? [[String: Any]])
+            #expect(events.count == 1)
+            #expect(events.first?["subject"] as? String == "Cinema")
+            #expect(events.first?["attendees"] == nil)
+            #expect(
+                (events.first?["body"] as? [String: Any])?["content"] as? String == "Organizer: Kino <kino@example.com>"
+            )
+            let start = try #require(events.first?["start"] as? [String: Any])
+            #expect(start["dateTime"] as? String == "2026-12-05T20:15:00")
+            #expect(start["timeZone"] as? String == "W. Europe Standard Time")
+            let toICS = try graphICS(["convert", input.path, "--to", "ics"])
+            #expect(toICS.status == 64, "converting iCalendar to iCalendar is a usage error")
         }
     }
 
