@@ -593,8 +593,10 @@ struct EventDecoder {
             resolved = .known(.utc)
             rule = "tzone://Microsoft/Utc"
         case .sentinel, .unknown:
-            if let text = context.event.timezones[tzid], let embedded = FileTimeZone(vtimezone: text) {
-                let year = time(ICAL_DTSTART_PROPERTY, in: context.event.pointer)?.civil.year ?? 2026
+            let year = time(ICAL_DTSTART_PROPERTY, in: context.event.pointer)?.civil.year ?? 2026
+            if let text = context.event.timezones[tzid],
+                let embedded = FileTimeZone(vtimezone: text, throughYear: year + 10)
+            {
                 if let iana = embedded.matchingIANAZone(year: year), let zone = ResolvedZone.iana(iana) {
                     resolved = .known(zone)
                     rule = "VTIMEZONE rules match \(iana)"

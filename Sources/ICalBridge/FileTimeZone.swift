@@ -1,51 +1,23 @@
-internal import CLibical
 import Foundation
 
 /// A zone known only from a VTIMEZONE inside the imported file (an Outlook custom zone, a made-up TZID):
-/// libical reads its rules, so local times convert exactly even when no IANA zone has the same rules.
-///
-/// Owns an `icaltimezone` built from a clone of the component (`icaltimezone_set_component` takes the
-/// clone) and frees it in `deinit`. Calls into libical's zone code hold ``ICalZone/lock``.
-final class FileTimeZone: @unchecked Sendable {
+/// libical reads its rules (through ``EmbeddedZone``, which refuses VTIMEZONEs that would make libical
+/// hang or misread them), so local times convert exactly even when no IANA zone has the same rules.
+/// Not thread-safe: one decoder uses it.
+final class FileTimeZone {
     let text: String
-    private let zone: OpaquePointer
+    private let zone: EmbeddedZone
 
-    /// Nil when the text is not a VTIMEZONE libical can use.
-    init?(vtimezone text: String) {
-        guard let root = ICalComponent.parse(text) else { return nil }
-        let component: OpaquePointer? =
-            icalcomponent_isa(root.pointer) == ICAL_VTIMEZONE_COMPONENT
-            ? root.pointer : ICalComponent.children(of: root.pointer, ICAL_VTIMEZONE_COMPONENT).first
-        guard let component else { return nil }
-        ICalZone.lock.lock()
-        defer { ICalZone.lock.unlock() }
-        guard let zone = icaltimezone_new() else { return nil }
-        guard let clone = icalcomponent_new_clone(component) else {
-            icaltimezone_free(zone, 1)
-            return nil
-        }
-        guard icaltimezone_set_component(zone, clone) != 0 else {
-            icalcomponent_free(clone)
-            icaltimezone_free(zone, 1)
-            return nil
-        }
+    /// Nil when the text is not a VTIMEZONE graph-ics can use for times up to `lastYear`.
+    init?(vtimezone text: String, throughYear lastYear: Int) {
+        guard let zone = EmbeddedZone(text: text, throughYear: min(max(lastYear, 1900), 2198)) else { return nil }
         self.text = text
         self.zone = zone
     }
 
-    deinit {
-        ICalZone.lock.lock()
-        icaltimezone_free(zone, 1)
-        ICalZone.lock.unlock()
-    }
-
     /// Seconds to add to UTC to get local time at `instant`, by the file's rules.
     func utcOffset(at instant: Int64) -> Int {
-        var time = icaltimetype.make(CivilDateTime(secondsSinceEpoch: instant))
-        var isDaylight: Int32 = 0
-        ICalZone.lock.lock()
-        defer { ICalZone.lock.unlock() }
-        return Int(icaltimezone_get_utc_offset_of_utc_time(zone, &time, &isDaylight))
+        zone.offsets(at: [instant]).first ?? 0
     }
 
     func localTime(at instant: Int64) -> CivilDateTime {

@@ -6,19 +6,25 @@ import Foundation
 ///
 /// The VTIMEZONE is read by libical into a zone of its own, so its RRULEs, RDATEs and UNTILs mean what they
 /// mean to libical everywhere else in graph-ics. The candidates are the IANA ids of the CLDR table
-/// (``WindowsZones``), normalised through tzdata's links, with libical's built-in rules (``ICalZone``).
+/// (``WindowsZones``), normalised through tzdata's links. They are narrowed with offsets read straight from
+/// their TZif files (``TZifZone``: a few milliseconds for all 440, where libical needs 0.3 s to load them),
+/// and the chosen zone is confirmed with libical's built-in rules (``ICalZone``), with which graph-ics
+/// converts the times afterwards.
 ///
 /// Thread-safety: every call into libical's zone code holds ``ICalZone/lock``; the candidates' offsets (per
 /// year) and the answers (per VTIMEZONE text and year) are kept in lock-protected statics, so any thread
-/// may call in, and a second lookup costs a dictionary hit.
+/// may call in, and a second lookup costs a dictionary hit. A first lookup in a process costs about 25 ms
+/// (release build: reading tzdata, CLDR and the TZif files), a first lookup of another VTIMEZONE or year
+/// 3–5 ms.
 public enum VTimezoneMatcher {
     /// The IANA zone (tzdata-canonical name) whose UTC offsets agree with `vtimezone` (the text of one
     /// VTIMEZONE component, BEGIN:VTIMEZONE…END:VTIMEZONE) at every offset change of `year` and the year
     /// after, and at their midpoints; nil when no zone agrees or the VTIMEZONE cannot be used.
     ///
     /// Zones agree when they give the same offsets at the instants of a fixed grid over both years (every
-    /// 3½ days, the fingerprint kept per year) and just before and at each change of the VTIMEZONE, and
-    /// midway between its changes. Among several agreeing zones (Europe/Berlin, Europe/Paris and many more
+    /// 3½ days, the fingerprint kept per year), just before and at each change of the VTIMEZONE, and
+    /// midway between its changes: first by tzdata's TZif files, then (for the best-ranked zone, and the
+    /// next ones only if libical disagrees) by libical. Among several agreeing zones (Europe/Berlin, Europe/Paris and many more
     /// keep the same clocks) the choice is deterministic, best first:
     /// 1. for a VTIMEZONE that is UTC all along, a zero-offset `Etc` zone;
     /// 2. a zone CLDR lists as the territory-001 default of its Windows zone;
@@ -31,12 +37,13 @@ public enum VTimezoneMatcher {
     /// 5. alphabetical order.
     ///
     /// A VTIMEZONE is refused (nil) when libical reports errors in it, when it has no TZID, no STANDARD or
-    /// DAYLIGHT, a STANDARD/DAYLIGHT without DTSTART or TZOFFSETTO, an offset of a day or more, an RRULE
+    /// DAYLIGHT, a STANDARD/DAYLIGHT without DTSTART or TZOFFSETTO, an offset that is not `±hhmm[ss]` or is
+    /// a day or more, an RRULE
     /// that is not yearly or uses BYHOUR/BYMINUTE/BYSECOND/BYWEEKNO/BYYEARDAY, or rules that would make
     /// libical expand more than 20,000 changes: bad input never hangs. `year` must be in 1900…2198 (the
     /// span of ``ICalZone/supportedInstants``).
     public static func ianaZone(matching vtimezone: String, year: Int) -> String? {
-        rankedZones(matching: vtimezone, year: year).first
+        answer(vtimezone, year: year)
     }
 
     /// The UTC offsets of `vtimezone` itself over `[from, to]`, as libical reads its rules: the offset in
@@ -57,25 +64,6 @@ public enum VTimezoneMatcher {
         return zone.changes(from: start, to: end)
     }
 
-    /// Every zone that agrees with `vtimezone` over `year` and the year after, best first; empty when none
-    /// does or the VTIMEZONE cannot be used. Remembered per VTIMEZONE text and year.
-    static func rankedZones(matching vtimezone: String, year: Int) -> [String] {
-        let key = AnswerKey(year: year, text: vtimezone)
-        answerLock.lock()
-        if let cached = answers[key] {
-            answerLock.unlock()
-            return cached
-        }
-        answerLock.unlock()
-        let ranked = rank(vtimezone, year: year)
-        answerLock.lock()
-        // A file brings a handful of zones; a hostile one cannot make the cache grow without bound.
-        if answers.count >= 1024 { answers.removeAll() }
-        answers[key] = ranked
-        answerLock.unlock()
-        return ranked
-    }
-
     /// The years whose two-year windows stay inside ``ICalZone/supportedInstants``.
     static let supportedYears = 1900...2198
 
@@ -85,45 +73,76 @@ public enum VTimezoneMatcher {
     }
 
     private static let answerLock = NSLock()
-    nonisolated(unsafe) private static var answers: [AnswerKey: [String]] = [:]
+    nonisolated(unsafe) private static var answers: [AnswerKey: String?] = [:]
 
-    static func rank(_ vtimezone: String, year: Int) -> [String] {
-        guard supportedYears.contains(year), let embedded = EmbeddedZone(text: vtimezone, throughYear: year + 1)
-        else { return [] }
-        let table = YearTable.forYear(year)
-        let fingerprint = embedded.offsets(at: table.instants)
-        let width = table.instants.count
-        var survivors: [Int] = []
-        for index in candidates.indices {
-            let row = table.offsets[(index * width)..<(index * width + width)]
-            if zip(row, fingerprint).allSatisfy({ Int($0) == $1 }) { survivors.append(index) }
+    /// ``ianaZone(matching:year:)``, remembered per VTIMEZONE text and year.
+    static func answer(_ vtimezone: String, year: Int) -> String? {
+        let key = AnswerKey(year: year, text: vtimezone)
+        answerLock.lock()
+        if let cached = answers[key] {
+            answerLock.unlock()
+            return cached
         }
-        guard !survivors.isEmpty else { return [] }
-        // Just before and at each change of the VTIMEZONE, and midway between changes (and the window's ends).
+        answerLock.unlock()
+        // The best-ranked candidate that libical confirms: usually the first, so only it is loaded.
+        let answer = shortlist(vtimezone, year: year).flatMap { list in
+            list.ranked.lazy.map { candidates[$0].zone }.first { $0.libicalOffsets(at: list.probes) == list.expected }
+        }
+        answerLock.lock()
+        // A file brings a handful of zones; a hostile one cannot make the cache grow without bound.
+        if answers.count >= 1024 { answers.removeAll() }
+        answers[key] = answer?.name
+        answerLock.unlock()
+        return answer?.name
+    }
+
+    /// Every zone that agrees with `vtimezone` over `year` and the year after, confirmed by libical, best
+    /// first; empty when none does or the VTIMEZONE cannot be used. Not remembered (it loads every
+    /// agreeing zone into libical): for tests and diagnostics.
+    static func rank(_ vtimezone: String, year: Int) -> [String] {
+        guard let list = shortlist(vtimezone, year: year) else { return [] }
+        return list.ranked.map { candidates[$0].zone }.filter { $0.libicalOffsets(at: list.probes) == list.expected }
+            .map(\.name)
+    }
+
+    /// The candidates whose tzdata offsets agree with `vtimezone` on the year's grid and at the probes,
+    /// ranked; the probes (the grid, just before and at each change of the VTIMEZONE, midway between
+    /// changes) and the VTIMEZONE's offsets there, against which libical confirms a candidate. Nil when the
+    /// VTIMEZONE cannot be used or the year is out of range.
+    static func shortlist(_ vtimezone: String, year: Int) -> (ranked: [Int], probes: [Int64], expected: [Int])? {
+        guard supportedYears.contains(year), let embedded = EmbeddedZone(text: vtimezone, throughYear: year + 1)
+        else { return nil }
+        let table = YearTable.forYear(year)
         let (start, end) = window(of: year)
         let changes = embedded.changes(from: start, to: end)
+        var probes = table.instants
         var boundaries = [start]
-        var probes: [Int64] = []
         for change in changes.dropFirst() {
             probes += [change.instant - 1, change.instant]
             boundaries.append(change.instant)
         }
         boundaries.append(end)
         for (low, high) in zip(boundaries, boundaries.dropFirst()) { probes.append(low + (high - low) / 2) }
-        // libical, which converts the times later, has the last word, also on the grid of the first filter.
-        probes += table.instants
         let expected = embedded.offsets(at: probes)
-        let agreeing = survivors.filter { candidates[$0].zone.libicalOffsets(at: probes) == expected }
-        guard !agreeing.isEmpty else { return [] }
 
+        let width = table.instants.count
+        let grid = expected.prefix(width)
+        var agreeing: [Int] = []
+        for index in candidates.indices {
+            let row = table.offsets[(index * width)..<(index * width + width)]
+            guard zip(row, grid).allSatisfy({ Int($0) == $1 }) else { continue }
+            let candidate = candidates[index]
+            let offsets = probes[width...].map { candidate.tzif?.offset(at: $0) }
+            if zip(offsets, expected[width...]).allSatisfy({ $0 == nil || $0 == $1 }) { agreeing.append(index) }
+        }
         let isUTC = changes.allSatisfy { $0.offset == 0 }
         let ranked = agreeing.map { index in
             let candidate = candidates[index]
             return (
-                name: candidate.zone.name,
+                index: index,
                 utc: isUTC && candidate.zone.isUTC,
                 isDefault: candidate.isDefault,
-                shared: candidate.words().intersection(embedded.words).count,
+                shared: candidate.words(from: start, to: end).intersection(embedded.words).count,
                 prominence: candidate.prominence
             )
         }
@@ -132,9 +151,9 @@ public enum VTimezoneMatcher {
             if lhs.isDefault != rhs.isDefault { return lhs.isDefault }
             if lhs.shared != rhs.shared { return lhs.shared > rhs.shared }
             if lhs.prominence != rhs.prominence { return lhs.prominence > rhs.prominence }
-            return lhs.name < rhs.name
+            return candidates[lhs.index].zone.name < candidates[rhs.index].zone.name
         }
-        return ranked.map(\.name)
+        return (ranked.map(\.index), probes, expected)
     }
 
     /// `[1 January of year, 1 January of year + 2)` in UTC.
@@ -158,14 +177,12 @@ public enum VTimezoneMatcher {
         /// Its offsets straight from tzdata, for the first filter; nil when the file cannot be read.
         var tzif: TZifZone?
 
-        /// The words of its IANA name, Windows name, display name and libical's abbreviations
-        /// (`icaltimezone_get_tznames`, such as `EST/EDT`).
-        func words() -> Set<String> {
+        /// The words of its IANA name, Windows name, display name and of its abbreviations in `[from, to)`
+        /// (such as `EST`, `EDT`).
+        func words(from: Int64, to: Int64) -> Set<String> {
             var text = zone.name + " " + (windows ?? "")
             if let windows, let display = WindowsZones.table.displayNames[windows] { text += " " + display }
-            ICalZone.lock.lock()
-            if let names = icaltimezone_get_tznames(zone.pointer) { text += " " + String(cString: names) }
-            ICalZone.lock.unlock()
+            text += " " + (tzif?.abbreviations(from: from, to: to) ?? []).joined(separator: " ")
             return VTimezoneMatcher.words(in: text)
         }
     }
@@ -299,7 +316,7 @@ final class EmbeddedZone {
     /// ``VTimezoneMatcher/ianaZone(matching:year:)``). `lastYear` is the last year it will be asked about,
     /// for the bound on libical's work.
     init?(text: String, throughYear lastYear: Int) {
-        guard let parsed = ICalComponent.parse(text) else { return nil }
+        guard Self.offsetsAreWellFormed(text), let parsed = ICalComponent.parse(text) else { return nil }
         let made: (OpaquePointer, Set<String>)? = withExtendedLifetime(parsed) {
             guard let vtimezone = Self.firstVTimezone(in: parsed.pointer, depth: 0),
                 Self.isUsable(vtimezone, throughYear: lastYear)
@@ -376,6 +393,32 @@ final class EmbeddedZone {
     }
 
     // MARK: Checking the component
+
+    /// Whether every TZOFFSETFROM and TZOFFSETTO of `text` is `±hhmm` or `±hhmmss` (RFC 5545 §3.3.14):
+    /// libical reads `+01x0` as one minute without complaint.
+    static func offsetsAreWellFormed(_ text: String) -> Bool {
+        var lines: [Substring] = []
+        for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let line = line.hasSuffix("\r") ? line.dropLast() : line
+            if let first = line.first, first == " " || first == "\t", !lines.isEmpty {
+                lines[lines.count - 1] += line.dropFirst()
+            } else {
+                lines.append(line)
+            }
+        }
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].prefix { $0 != ";" }.uppercased()
+            guard name == "TZOFFSETFROM" || name == "TZOFFSETTO" else { continue }
+            var value = line[line.index(after: colon)...].utf8
+            while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
+            guard let sign = value.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
+                value.count == 5 || value.count == 7,
+                value.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            else { return false }
+        }
+        return true
+    }
 
     /// The component itself when it is a VTIMEZONE, else the first VTIMEZONE within three levels.
     static func firstVTimezone(in component: OpaquePointer, depth: Int) -> OpaquePointer? {
@@ -496,10 +539,12 @@ final class EmbeddedZone {
 struct TZifZone: Sendable {
     /// Transition instants, ascending.
     var transitions: [Int64]
-    /// The offset in force from each transition on.
+    /// The offset in force from each transition on, and its abbreviation.
     var offsets: [Int32]
-    /// The offset before the first transition (time type 0).
+    var abbreviations: [String]
+    /// The offset before the first transition (time type 0), and its abbreviation.
     var initial: Int32
+    var initialAbbreviation: String
     /// The rule after the last transition, when the file has one.
     var footer: PosixTZRule?
 
@@ -542,23 +587,34 @@ struct TZifZone: Sendable {
         let end = data + blockSize(header, timeSize: timeSize)
         guard typeCount > 0, end <= bytes.count else { return nil }
         let typesAt = data + timeCount * (timeSize + 1)
+        let charactersAt = typesAt + typeCount * 6
         var typeOffsets: [Int32] = []
+        var typeNames: [String] = []
         for type in 0..<typeCount {
             guard let offset = integer(typesAt + 6 * type, 4) else { return nil }
             typeOffsets.append(Int32(truncatingIfNeeded: offset))
+            // An index past the designations gives an empty name, not a trap.
+            let charactersEnd = charactersAt + header[5]
+            let from = min(charactersAt + Int(bytes[typesAt + 6 * type + 5]), charactersEnd)
+            let characters = bytes[from..<charactersEnd]
+            typeNames.append(String(decoding: characters.prefix { $0 != 0 }, as: UTF8.self))
         }
         var transitions: [Int64] = []
         var offsets: [Int32] = []
+        var abbreviations: [String] = []
         for index in 0..<timeCount {
             let type = Int(bytes[data + timeCount * timeSize + index])
             guard let instant = integer(data + index * timeSize, timeSize), type < typeCount else { return nil }
             transitions.append(instant)
             offsets.append(typeOffsets[type])
+            abbreviations.append(typeNames[type])
         }
         guard zip(transitions, transitions.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
         self.transitions = transitions
         self.offsets = offsets
+        self.abbreviations = abbreviations
         initial = typeOffsets[0]
+        initialAbbreviation = typeNames[0]
         footer = nil
         if timeSize == 8, end < bytes.count, bytes[end] == 0x0A,
             let close = bytes[(end + 1)...].firstIndex(of: 0x0A), close > end + 1
@@ -570,16 +626,34 @@ struct TZifZone: Sendable {
 
     /// Seconds east of UTC at `instant`.
     func offset(at instant: Int64) -> Int {
-        guard let first = transitions.first, instant >= first else { return Int(initial) }
-        if let footer, let last = transitions.last, instant >= last { return footer.offset(at: instant) }
-        // The last transition at or before `instant`.
+        guard let index = transitionIndex(atOrBefore: instant) else { return Int(initial) }
+        if let footer, index == transitions.count - 1 { return footer.offset(at: instant) }
+        return Int(offsets[index])
+    }
+
+    /// The abbreviations in use in `[from, to)` (`CET`, `CEST`; tzdata writes `+0530` where a zone has none).
+    func abbreviations(from: Int64, to: Int64) -> [String] {
+        let first = transitionIndex(atOrBefore: from)
+        var result = [first.map { abbreviations[$0] } ?? initialAbbreviation]
+        var index = (first ?? -1) + 1
+        while index < transitions.count, transitions[index] < to {
+            result.append(abbreviations[index])
+            index += 1
+        }
+        if let footer, transitions.last.map({ $0 < to }) ?? true { result += footer.names }
+        return result
+    }
+
+    /// The last transition at or before `instant`, by bisection.
+    private func transitionIndex(atOrBefore instant: Int64) -> Int? {
+        guard let first = transitions.first, instant >= first else { return nil }
         var low = 0
         var high = transitions.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
             if transitions[middle] <= instant { low = middle } else { high = middle - 1 }
         }
-        return Int(offsets[low])
+        return low
     }
 }
 
@@ -596,6 +670,8 @@ struct PosixTZRule: Sendable {
         case zeroBased(Int)
     }
 
+    /// The abbreviations of standard time and, when there is one, of daylight time.
+    var names: [String] = []
     /// Seconds east of UTC in standard time and in daylight time (nil without daylight time).
     var standard: Int
     var daylight: Int?
@@ -623,15 +699,16 @@ struct PosixTZRule: Sendable {
             }
             return digits > 0 ? value : nil
         }
-        func name() -> Bool {
+        func name() -> String? {
             if eat("<") {
                 let from = position
                 while let byte = peek(), byte != UInt8(ascii: ">") { position += 1 }
-                return position > from && eat(">")
+                let name = String(decoding: text[from..<position], as: UTF8.self)
+                return position > from && eat(">") ? name : nil
             }
             let from = position
             while let byte = peek(), (byte | 0x20) >= 0x61, (byte | 0x20) <= 0x7A { position += 1 }
-            return position - from >= 3
+            return position - from >= 3 ? String(decoding: text[from..<position], as: UTF8.self) : nil
         }
         /// `[+-]hh[:mm[:ss]]` in seconds.
         func duration() -> Int? {
@@ -670,10 +747,12 @@ struct PosixTZRule: Sendable {
             return (day, time)
         }
         // POSIX offsets count west of UTC.
-        guard name(), let west = duration() else { return nil }
+        guard let standardName = name(), let west = duration() else { return nil }
         standard = -west
+        names = [standardName]
         guard peek() != nil else { return }
-        guard name() else { return nil }
+        guard let daylightName = name() else { return nil }
+        names.append(daylightName)
         var daylightWest = west - 3600
         if let byte = peek(), byte != UInt8(ascii: ",") {
             guard let value = duration() else { return nil }

@@ -232,6 +232,17 @@ import Testing
         #expect(todos.diagnostics.contains { $0.message.contains("to-dos") })
     }
 
+    @Test("a hostile VTIMEZONE is refused quickly; its events get a clear error", .timeLimit(.minutes(1)))
+    func hostileVTimezone() throws {
+        let zone = """
+            BEGIN:VTIMEZONE\r\nTZID:Evil\r\nBEGIN:STANDARD\r\nDTSTART:16010101T000000\r\nTZOFFSETFROM:+0100\r\n\
+            TZOFFSETTO:+0200\r\nRRULE:FREQ=SECONDLY\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n
+            """
+        let plan = try plan(zone + event("UID:e\nDTSTART;TZID=Evil:20261201T100000"))
+        #expect(plan.events.isEmpty)
+        #expect(plan.diagnostics.contains { $0.severity == .error && $0.message.contains("TZID=Evil") })
+    }
+
     @Test("several calendars, LF-only lines, a byte order mark and Latin-1 all read")
     func readingVariants() throws {
         let calendar =
