@@ -175,13 +175,7 @@ struct EventDecoder {
         context: inout Context
     ) -> [FollowUp] {
         var steps: [FollowUp] = []
-        var property = icalcomponent_get_first_property(component, ICAL_EXDATE_PROPERTY)
-        var exdates: [OpaquePointer] = []
-        while let current = property {
-            exdates.append(current)
-            property = icalcomponent_get_next_property(component, ICAL_EXDATE_PROPERTY)
-        }
-        for exdate in exdates {
+        for exdate in Self.properties(ICAL_EXDATE_PROPERTY, in: component) {
             guard let value = timeValue(exdate, defaultTZID: start.tzid) else { continue }
             if let text = originalStart(value, context: &context) {
                 steps.append(.cancelOccurrence(originalStart: text))
@@ -667,13 +661,7 @@ struct EventDecoder {
     }
 
     static func properties(_ kind: icalproperty_kind, in component: OpaquePointer) -> [OpaquePointer] {
-        var result: [OpaquePointer] = []
-        var property = icalcomponent_get_first_property(component, kind)
-        while let current = property {
-            result.append(current)
-            property = icalcomponent_get_next_property(component, kind)
-        }
-        return result
+        ICalComponent.properties(of: component, kind)
     }
 }
 

@@ -25,6 +25,17 @@ extension ICalComponent {
         return result
     }
 
+    /// The properties of `kind` of a component, collected first (nested first/next loops reset each other).
+    static func properties(of component: OpaquePointer, _ kind: icalproperty_kind) -> [OpaquePointer] {
+        var result: [OpaquePointer] = []
+        var property = icalcomponent_get_first_property(component, kind)
+        while let current = property {
+            result.append(current)
+            property = icalcomponent_get_next_property(component, kind)
+        }
+        return result
+    }
+
     /// Every `X-LIC-ERROR` in the tree.
     var parserErrors: [String] {
         Self.parserErrors(in: pointer)

@@ -484,12 +484,14 @@ final class EmbeddedZone {
     /// BYYEARDAY), which no real VTIMEZONE uses.
     static func occurrencesPerYear(_ rule: icalrecurrencetype) -> Int? {
         guard rule.freq == ICAL_YEARLY_RECURRENCE, rule.interval >= 0,
-            values(rule.by_second).isEmpty, values(rule.by_minute).isEmpty, values(rule.by_hour).isEmpty,
-            values(rule.by_week_no).isEmpty, values(rule.by_year_day).isEmpty
+            RecurrenceMapping.values(of: rule.by_second).isEmpty, RecurrenceMapping.values(of: rule.by_minute).isEmpty,
+            RecurrenceMapping.values(of: rule.by_hour).isEmpty,
+            RecurrenceMapping.values(of: rule.by_week_no).isEmpty,
+            RecurrenceMapping.values(of: rule.by_year_day).isEmpty
         else { return nil }
-        let byMonth = values(rule.by_month)
-        let byMonthDay = values(rule.by_month_day)
-        let byDay = values(rule.by_day)
+        let byMonth = RecurrenceMapping.values(of: rule.by_month)
+        let byMonthDay = RecurrenceMapping.values(of: rule.by_month_day)
+        let byDay = RecurrenceMapping.values(of: rule.by_day)
         var perYear: Int
         if !byMonthDay.isEmpty {
             perYear = (byMonth.isEmpty ? 12 : byMonth.count) * byMonthDay.count
@@ -501,23 +503,9 @@ final class EmbeddedZone {
         } else {
             perYear = max(1, byMonth.count)
         }
-        let bySetPos = values(rule.by_set_pos)
+        let bySetPos = RecurrenceMapping.values(of: rule.by_set_pos)
         if !bySetPos.isEmpty { perYear = min(perYear, bySetPos.count) }
         return perYear
-    }
-
-    /// The values of one of libical's `by_*` arrays, up to the `ICAL_RECURRENCE_ARRAY_MAX` end mark.
-    static func values<Storage>(_ array: Storage) -> [Int] {
-        withUnsafeBytes(of: array) { raw in
-            let endMark = Int(ICAL_RECURRENCE_ARRAY_MAX.rawValue)
-            var result: [Int] = []
-            for offset in stride(from: 0, to: raw.count, by: MemoryLayout<Int16>.stride) {
-                let value = Int(raw.load(fromByteOffset: offset, as: Int16.self))
-                if value == endMark { break }
-                result.append(value)
-            }
-            return result
-        }
     }
 
     /// How many properties of `kind` `component` has.
