@@ -397,19 +397,26 @@ struct EventDecoder {
 
     /// `Name <address>` of an ORGANIZER or ATTENDEE.
     static func person(_ property: OpaquePointer) -> String {
-        let address = (icalproperty_get_value_as_string(property).map { String(cString: $0) } ?? "")
-            .replacing("mailto:", with: "").replacing("MAILTO:", with: "")
+        let address = mailAddress(property)
         guard let parameter = icalproperty_get_first_parameter(property, ICAL_CN_PARAMETER),
             let name = icalparameter_get_cn(parameter).map({ String(cString: $0) }), !name.isEmpty
         else { return address }
         return address.isEmpty ? name : "\(name) <\(address)>"
     }
 
+    /// The address of an ORGANIZER or ATTENDEE without its `mailto:`.
+    static func mailAddress(_ property: OpaquePointer) -> String {
+        let value = icalproperty_get_value_as_string(property).map { String(cString: $0) } ?? ""
+        guard value.utf8.count >= 7, ICalText.equalsIgnoringASCIICase(String(value.prefix(7)), "mailto:") else {
+            return value
+        }
+        return String(value.dropFirst(7))
+    }
+
     /// `--as-meeting`: ATTENDEEs as Graph attendees (type from CUTYPE and ROLE).
     private func attendees(_ component: OpaquePointer) -> [GraphAttendee] {
         Self.properties(ICAL_ATTENDEE_PROPERTY, in: component).compactMap { property in
-            let address = (icalproperty_get_value_as_string(property).map { String(cString: $0) } ?? "")
-                .replacing("mailto:", with: "").replacing("MAILTO:", with: "")
+            let address = Self.mailAddress(property)
             guard !address.isEmpty else { return nil }
             let name = icalproperty_get_first_parameter(property, ICAL_CN_PARAMETER)
                 .flatMap { icalparameter_get_cn($0) }.map { String(cString: $0) }

@@ -50,64 +50,75 @@ final class ICSDocument {
             throw ICalBridgeError(
                 .badInput, "no BEGIN:VCALENDAR or BEGIN:VEVENT: this is not iCalendar", location: file)
         }
-        for (calendarText, firstLine) in calendars {
+        for (calendarText, firstLine, eventLines) in calendars {
             guard let root = ICalComponent.parse(calendarText) else {
                 diagnostics.append(
                     Diagnostic(.error, "libical could not read this calendar", file: file, line: firstLine))
                 continue
             }
             roots.append(root)
-            read(root, text: calendarText, firstLine: firstLine)
+            read(root, eventLines: eventLines)
         }
     }
 
-    /// The calendars of a stream with the line each starts on; a bare VEVENT stream is one calendar.
-    static func calendarTexts(in text: String) -> [(String, Int)] {
-        var result: [(String, Int)] = []
-        var current: [Substring] = []
-        var currentStart = 0
-        var lineNumber = 0
-        var sawEvent = false
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            lineNumber += 1
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-            let upper = trimmed.prefix(20).uppercased()
-            if upper.hasPrefix("BEGIN:VCALENDAR") {
-                current = [trimmed]
-                currentStart = lineNumber
-                continue
-            }
-            if !current.isEmpty {
-                current.append(trimmed)
-                if upper.hasPrefix("END:VCALENDAR") {
-                    result.append((current.joined(separator: "\r\n") + "\r\n", currentStart))
-                    current = []
+    /// The calendars of a stream, each with the line it starts on and the lines of its `BEGIN:VEVENT`s;
+    /// a bare VEVENT stream is one calendar. Scanned as UTF-8 bytes: the text is sliced, not rebuilt.
+    static func calendarTexts(in text: String) -> [(text: String, firstLine: Int, eventLines: [Int])] {
+        var text = text
+        return text.withUTF8 { bytes in
+            var result: [(String, Int, [Int])] = []
+            var calendarStart: Int?
+            var calendarLine = 0
+            var eventLines: [Int] = []
+            var bareEventLines: [Int] = []
+            var lineNumber = 1
+            var lineStart = 0
+            func startsWith(_ word: StaticString, at index: Int) -> Bool {
+                let count = word.utf8CodeUnitCount
+                guard index + count <= bytes.count else { return false }
+                for offset in 0..<count {
+                    var byte = bytes[index + offset]
+                    if byte >= 0x61 && byte <= 0x7A { byte -= 0x20 }
+                    if byte != word.utf8Start[offset] { return false }
                 }
-            } else if upper.hasPrefix("BEGIN:VEVENT") {
-                sawEvent = true
+                return true
             }
+            func slice(_ start: Int, _ end: Int) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            }
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                if startsWith("BEGIN:VCALENDAR", at: lineStart) {
+                    calendarStart = lineStart
+                    calendarLine = lineNumber
+                    eventLines = []
+                } else if startsWith("BEGIN:VEVENT", at: lineStart) {
+                    if calendarStart != nil { eventLines.append(lineNumber) } else { bareEventLines.append(lineNumber) }
+                } else if let start = calendarStart, startsWith("END:VCALENDAR", at: lineStart) {
+                    result.append((slice(start, min(lineEnd + 1, bytes.count)), calendarLine, eventLines))
+                    calendarStart = nil
+                }
+                lineNumber += 1
+                lineStart = lineEnd + 1
+            }
+            if let start = calendarStart {
+                // A truncated calendar: give libical what there is; it reports what is missing.
+                result.append((slice(start, bytes.count) + "\r\nEND:VCALENDAR\r\n", calendarLine, eventLines))
+            }
+            if result.isEmpty, !bareEventLines.isEmpty {
+                result.append(
+                    ("BEGIN:VCALENDAR\r\n" + slice(0, bytes.count) + "\r\nEND:VCALENDAR\r\n", 0, bareEventLines))
+            }
+            return result
         }
-        if !current.isEmpty {
-            // A truncated calendar: give libical what there is; it reports what is missing.
-            result.append((current.joined(separator: "\r\n") + "\r\nEND:VCALENDAR\r\n", currentStart))
-        }
-        if result.isEmpty, sawEvent {
-            result.append(("BEGIN:VCALENDAR\r\n" + text + "\r\nEND:VCALENDAR\r\n", 0))
-        }
-        return result
     }
 
-    private func read(_ root: ICalComponent, text: String, firstLine: Int) {
+    private func read(_ root: ICalComponent, eventLines: [Int]) {
         let calendars: [OpaquePointer] =
             icalcomponent_isa(root.pointer) == ICAL_VCALENDAR_COMPONENT
             ? [root.pointer] : ICalComponent.children(of: root.pointer, ICAL_VCALENDAR_COMPONENT)
-        // Lines of the BEGIN:VEVENT lines, in order, to place libical's events (same order as the text).
-        var eventLines: [Int] = []
-        var lineNumber = firstLine
-        for line in text.split(separator: "\r\n", omittingEmptySubsequences: false) {
-            if line.prefix(12).uppercased() == "BEGIN:VEVENT" { eventLines.append(lineNumber) }
-            lineNumber += 1
-        }
+        // libical keeps the events in text order, so the n-th VEVENT starts on the n-th BEGIN:VEVENT line.
         var eventIndex = 0
         for calendar in calendars {
             let method = ICalComponent.value(of: "METHOD", in: calendar)?.uppercased()

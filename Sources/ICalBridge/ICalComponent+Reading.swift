@@ -64,30 +64,37 @@ extension ICalComponent {
 
     /// The decoded value of the first property named `name` of `component` (TEXT unescaped by libical).
     static func value(of name: String, in component: OpaquePointer) -> String? {
-        var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
-        while let current = property {
-            let propertyName = icalproperty_get_property_name(current).map { String(cString: $0) }
-            if propertyName == name, let value = icalproperty_get_value(current) {
-                // Ring-buffer string: copied at once, never freed.
-                return icalvalue_as_ical_string(value).map { String(cString: $0) }.map(ICalText.unescaped)
-            }
-            property = icalcomponent_get_next_property(component, ICAL_ANY_PROPERTY)
-        }
-        return nil
+        guard let property = named(name, in: component, firstOnly: true).first,
+            let value = icalproperty_get_value(property)
+        else { return nil }
+        // Ring-buffer string: copied at once, never freed.
+        return icalvalue_as_ical_string(value).map { String(cString: $0) }.map(ICalText.unescaped)
     }
 
     /// Every decoded value of the properties named `name` of `component`.
     static func values(of name: String, in component: OpaquePointer) -> [String] {
-        var result: [String] = []
-        var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
-        while let current = property {
-            let propertyName = icalproperty_get_property_name(current).map { String(cString: $0) }
-            if propertyName == name, let value = icalproperty_get_value(current),
-                let text = icalvalue_as_ical_string(value)
-            {
-                result.append(ICalText.unescaped(String(cString: text)))
+        named(name, in: component, firstOnly: false).compactMap { property in
+            guard let value = icalproperty_get_value(property), let text = icalvalue_as_ical_string(value) else {
+                return nil
             }
-            property = icalcomponent_get_next_property(component, ICAL_ANY_PROPERTY)
+            return ICalText.unescaped(String(cString: text))
+        }
+    }
+
+    /// The properties called `name`: looked up by libical's kind for standard names (no walk over every
+    /// property), among the X- properties by name otherwise.
+    static func named(_ name: String, in component: OpaquePointer, firstOnly: Bool) -> [OpaquePointer] {
+        let kind = name.withCString { icalproperty_string_to_kind($0) }
+        let isStandard = kind != ICAL_X_PROPERTY && kind != ICAL_NO_PROPERTY
+        let searched = isStandard ? kind : ICAL_X_PROPERTY
+        var result: [OpaquePointer] = []
+        var property = icalcomponent_get_first_property(component, searched)
+        while let current = property {
+            if isStandard || icalproperty_get_x_name(current).map({ String(cString: $0) }) == name {
+                result.append(current)
+                if firstOnly { break }
+            }
+            property = icalcomponent_get_next_property(component, searched)
         }
         return result
     }
