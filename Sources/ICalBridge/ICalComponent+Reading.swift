@@ -103,22 +103,24 @@ extension ICalComponent {
 extension ICalText {
     /// The inverse of ``escaped(_:)``: `\n`/`\N` become line breaks, `\,` `\;` `\\` their characters.
     static func unescaped(_ value: String) -> String {
-        guard value.contains("\\") else { return value }
-        var result = ""
-        var escaping = false
-        for character in value {
-            if escaping {
-                switch character {
-                case "n", "N": result.append("\n")
-                default: result.append(character)
+        var value = value
+        return value.withUTF8 { bytes in
+            guard bytes.contains(0x5C) else { return String(decoding: bytes, as: UTF8.self) }
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count)
+            var escaping = false
+            for byte in bytes {
+                if escaping {
+                    result.append(byte == UInt8(ascii: "n") || byte == UInt8(ascii: "N") ? 0x0A : byte)
+                    escaping = false
+                } else if byte == 0x5C {
+                    escaping = true
+                } else {
+                    result.append(byte)
                 }
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else {
-                result.append(character)
             }
+            return String(decoding: result, as: UTF8.self)
         }
-        return result
     }
 }
+
