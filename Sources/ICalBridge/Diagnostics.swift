@@ -56,22 +56,3 @@ public struct Diagnostic: Equatable, Sendable, CustomStringConvertible {
         return flat.count > 60 ? String(flat.prefix(57)) + "…" : flat
     }
 }
-
-/// Collects the diagnostics of one conversion.
-public struct Diagnostics: Sendable {
-    public private(set) var all: [Diagnostic] = []
-
-    public init() {}
-
-    public mutating func append(_ diagnostic: Diagnostic) {
-        all.append(diagnostic)
-    }
-
-    public mutating func append(contentsOf other: [Diagnostic]) {
-        all.append(contentsOf: other)
-    }
-
-    public var errors: [Diagnostic] { all.filter { $0.severity == .error } }
-    public var warnings: [Diagnostic] { all.filter { $0.severity == .warning } }
-    public var hasErrors: Bool { all.contains { $0.severity == .error } }
-}

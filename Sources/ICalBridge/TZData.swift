@@ -117,9 +117,6 @@ public struct TZData: Sendable {
         return current
     }
 
-    /// Every zone of the database (links excluded), sorted.
-    public var zoneNames: [String] { zones.sorted() }
-
     /// A relative path made of zone-name characters only, so it cannot leave the database directory.
     static func isSafeName(_ name: String) -> Bool {
         !name.isEmpty && !name.hasPrefix("/") && !name.contains("..")
