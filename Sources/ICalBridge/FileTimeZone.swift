@@ -26,15 +26,7 @@ final class FileTimeZone {
 
     /// The instant of a wall-clock time: the earlier one in a fold, shifted forward in a gap.
     func instant(forLocal local: CivilDateTime) -> Int64 {
-        let asUTC = local.secondsSinceEpoch
-        var offsets: [Int] = []
-        for hours in stride(from: -26, through: 26, by: 2) {
-            let offset = utcOffset(at: asUTC + Int64(hours) * 3600)
-            if !offsets.contains(offset) { offsets.append(offset) }
-        }
-        let candidates = offsets.map { asUTC - Int64($0) }.filter { utcOffset(at: $0) == Int(asUTC - $0) }.sorted()
-        if let first = candidates.first { return first }
-        return asUTC - Int64(utcOffset(at: asUTC - 86_400))
+        WallClock.instant(forLocal: local, utcOffset: utcOffset(at:))
     }
 
     /// The IANA zone whose rules agree with the file's over `year` (see ``VTimezoneMatcher``).

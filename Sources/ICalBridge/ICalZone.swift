@@ -48,28 +48,13 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     /// The instants whose wall-clock time in this zone is `local`, earliest first: none in a gap (spring
     /// forward), two in a fold (fall back), one otherwise.
     public func instants(forLocal local: CivilDateTime) -> [Int64] {
-        let asUTC = local.secondsSinceEpoch
-        // Every offset in force within a day either side covers any real transition.
-        var offsets: [Int] = []
-        for hours in stride(from: -26, through: 26, by: 2) {
-            let offset = utcOffset(at: asUTC + Int64(hours) * 3600)
-            if !offsets.contains(offset) { offsets.append(offset) }
-        }
-        var result: [Int64] = []
-        for offset in offsets {
-            let candidate = asUTC - Int64(offset)
-            if utcOffset(at: candidate) == offset, !result.contains(candidate) { result.append(candidate) }
-        }
-        return result.sorted()
+        WallClock.instants(forLocal: local, utcOffset: utcOffset(at:))
     }
 
     /// The instant a reader following RFC 5545 takes for `local` in this zone: the earlier one in a fold,
     /// and in a gap the time shifted forward by the gap's length (RFC 5545 §3.3.5).
     public func instant(forLocal local: CivilDateTime) -> Int64 {
-        if let first = instants(forLocal: local).first { return first }
-        let asUTC = local.secondsSinceEpoch
-        let before = utcOffset(at: asUTC - 86_400)
-        return asUTC - Int64(before)
+        WallClock.instant(forLocal: local, utcOffset: utcOffset(at:))
     }
 
     /// Whether `instant` can be written as local time with this zone's TZID and be read back as the same
@@ -346,5 +331,35 @@ final class OffsetTable: @unchecked Sendable {
             offset = change.offset
         }
         return offset
+    }
+}
+
+/// Wall-clock time to instants, for any zone given by its UTC offset at an instant (tzdata zones and a
+/// file's own VTIMEZONE alike).
+enum WallClock {
+    /// The instants whose wall-clock time is `local`, earliest first: none in a gap (spring forward), two
+    /// in a fold (fall back), one otherwise.
+    static func instants(forLocal local: CivilDateTime, utcOffset: (Int64) -> Int) -> [Int64] {
+        let asUTC = local.secondsSinceEpoch
+        // Every offset in force within a day either side covers any real transition.
+        var offsets: [Int] = []
+        for hours in stride(from: -26, through: 26, by: 2) {
+            let offset = utcOffset(asUTC + Int64(hours) * 3600)
+            if !offsets.contains(offset) { offsets.append(offset) }
+        }
+        var result: [Int64] = []
+        for offset in offsets {
+            let candidate = asUTC - Int64(offset)
+            if utcOffset(candidate) == offset, !result.contains(candidate) { result.append(candidate) }
+        }
+        return result.sorted()
+    }
+
+    /// The earlier instant in a fold; in a gap the time shifted forward by the gap's length (RFC 5545
+    /// §3.3.5).
+    static func instant(forLocal local: CivilDateTime, utcOffset: (Int64) -> Int) -> Int64 {
+        if let first = instants(forLocal: local, utcOffset: utcOffset).first { return first }
+        let asUTC = local.secondsSinceEpoch
+        return asUTC - Int64(utcOffset(asUTC - 86_400))
     }
 }
