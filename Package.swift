@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "graph-ics", targets: ["GraphICSCLI"]),
         .library(name: "ICalBridge", targets: ["ICalBridge"]),
+        .library(name: "GraphICS", targets: ["GraphICS"]),
     ],
     dependencies: [],
     targets: [
@@ -14,21 +15,39 @@ let package = Package(
             pkgConfig: "libical",
             providers: [.apt(["libical-dev"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "ICalBridge",
             dependencies: ["CLibical"]
         ),
+        .target(
+            name: "GraphICS",
+            dependencies: ["CCurl", "ICalBridge"]
+        ),
+        // The Microsoft Graph stand-in the tests start on loopback (HTTP/1.1 over POSIX sockets).
+        .target(
+            name: "GraphStandIn",
+            dependencies: []
+        ),
         .executableTarget(
             name: "GraphICSCLI",
-            dependencies: ["ICalBridge"]
+            dependencies: ["ICalBridge", "GraphICS"]
         ),
         .testTarget(
             name: "ICalBridgeTests",
             dependencies: ["ICalBridge"]
         ),
         .testTarget(
+            name: "GraphICSTests",
+            dependencies: ["GraphICS", "GraphStandIn"]
+        ),
+        .testTarget(
             name: "GraphICSCLITests",
-            dependencies: ["GraphICSCLI"]
+            dependencies: ["GraphICSCLI", "GraphStandIn"]
         ),
     ],
     swiftLanguageModes: [.v6]

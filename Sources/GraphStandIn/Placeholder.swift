@@ -1,0 +1,1 @@
+// The loopback Microsoft Graph stand-in; see GraphStandIn.swift.
