@@ -43,7 +43,7 @@ extension GraphClient {
         pageSize: Int = 1000,
         onPage: (Data) throws -> Void
     ) throws {
-        let path = calendarPath(calendarID) + "/calendarView"
+        let path = (calendarID == nil ? mailbox.path : calendarPath(calendarID)) + "/calendarView"
         let operation = "reading calendarView"
         let windows = Self.windows(start: start, end: end)
         guard windows.count > 1 else {
@@ -82,7 +82,7 @@ extension GraphClient {
     public func createEvent(_ payload: Data, calendarID: String? = nil) throws -> CreatedEvent {
         let operation = "creating an event"
         let response = try send(
-            "POST", url(calendarPath(calendarID) + "/events"), body: payload, operation: operation)
+            "POST", url(eventsPath(calendarID: calendarID)), body: payload, operation: operation)
         let created = try decode(GraphCreatedEventFields.self, from: response, operation: operation)
         return CreatedEvent(id: created.id, iCalUId: created.iCalUId, raw: response.body)
     }
@@ -121,7 +121,7 @@ extension GraphClient {
     /// inside the id and the value doubled, as OData string literals require) and expands the property
     /// itself and the properties `expanding` names, so ``FoundEvent/extendedProperties`` holds them.
     ///
-    /// - Parameter calendarID: search only this calendar; `nil` searches every calendar of the mailbox.
+    /// - Parameter calendarID: search this calendar's events; `nil` searches the mailbox's `/events`.
     public func findEvents(
         withExtendedProperty id: String,
         value: String,
@@ -137,7 +137,7 @@ extension GraphClient {
         let expand =
             "singleValueExtendedProperties($filter="
             + ids.map { "id eq \(GraphQuery.literal($0))" }.joined(separator: " or ") + ")"
-        let path = calendarID == nil ? mailbox.path + "/events" : calendarPath(calendarID) + "/events"
+        let path = eventsPath(calendarID: calendarID)
         let query = [
             ("$filter", filter), ("$expand", expand),
             ("$select", "id,iCalUId,lastModifiedDateTime,subject,start,end,type,seriesMasterId"),

@@ -8,8 +8,8 @@ public enum Mailbox: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The mailbox with this user principal name (or object id): paths start with `/users/{upn}`.
     case user(String)
 
-    /// The path prefix Graph resolves to this mailbox, percent-encoded (`/me`, `/users/ada%40example.com`
-    /// is not needed: `@` stays as it is; a `/`, `?`, `#`, `%`, `'` or space is encoded).
+    /// The path prefix Graph resolves to this mailbox: `/me`, or `/users/` and the UPN percent-encoded
+    /// (`@` and `=` stay as they are; `/`, `?`, `#`, `%`, `'`, space and non-ASCII are encoded).
     public var path: String {
         switch self {
         case .me: "/me"
