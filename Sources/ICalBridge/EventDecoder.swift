@@ -40,19 +40,51 @@ public enum ICSToGraph {
         // Overrides (RECURRENCE-ID) belong to the series with their UID when it is in the file.
         var mastersByUID: [String: Int] = [:]
         var overrides: [String: [ICSDocument.Event]] = [:]
-        var masters: [ICSDocument.Event] = []
+        var masters: [(event: ICSDocument.Event, uid: String)] = []
         for event in document.events {
             let uid = ICalComponent.value(of: "UID", in: event.pointer) ?? ""
             if icalcomponent_get_first_property(event.pointer, ICAL_RECURRENCEID_PROPERTY) != nil {
                 overrides[uid, default: []].append(event)
             } else {
                 mastersByUID[uid] = masters.count
-                masters.append(event)
+                masters.append((event, uid))
             }
         }
-        for event in masters {
-            let uid = ICalComponent.value(of: "UID", in: event.pointer) ?? ""
-            plan.events += decoder.plan(event, overrides: overrides[uid] ?? [])
+        // Events are independent: slices of them are planned on all cores, each by its own decoder, and
+        // joined in file order.
+        let sliceCount = min(masters.count / 128, ProcessInfo.processInfo.activeProcessorCount * 2)
+        if sliceCount > 1 {
+            let perSlice = (masters.count + sliceCount - 1) / sliceCount
+            let results = UnsafeMutableBufferPointer<EventDecoder?>.allocate(capacity: sliceCount)
+            let planned = UnsafeMutableBufferPointer<[PlannedEvent]>.allocate(capacity: sliceCount)
+            results.initialize(repeating: nil)
+            planned.initialize(repeating: [])
+            defer {
+                results.deinitialize()
+                results.deallocate()
+                planned.deinitialize()
+                planned.deallocate()
+            }
+            nonisolated(unsafe) let (decoders, slots, work, overridesByUID) = (results, planned, masters, overrides)
+            DispatchQueue.concurrentPerform(iterations: sliceCount) { slice in
+                var decoder = EventDecoder(options: options)
+                var events: [PlannedEvent] = []
+                for (event, uid) in work[min(slice * perSlice, work.count)..<min((slice + 1) * perSlice, work.count)] {
+                    events += decoder.plan(event, overrides: overridesByUID[uid] ?? [])
+                }
+                slots[slice] = events
+                decoders[slice] = decoder
+            }
+            for slice in 0..<sliceCount {
+                plan.events += planned[slice]
+                guard let done = results[slice] else { continue }
+                decoder.diagnostics += done.diagnostics
+                decoder.zoneRules.merge(done.zoneRules) { first, _ in first }
+            }
+        } else {
+            for (event, uid) in masters {
+                plan.events += decoder.plan(event, overrides: overrides[uid] ?? [])
+            }
         }
         for (uid, events) in overrides.sorted(by: { $0.key < $1.key }) where mastersByUID[uid] == nil {
             // Occurrences whose series is not in the file (an invitation to one occurrence): events of their own.
@@ -358,7 +390,7 @@ struct EventDecoder {
             parts.append(description)
         }
         if let url = ICalComponent.value(of: "URL", in: component), !url.isEmpty,
-            !parts.contains(where: { $0.contains(url) })
+            !parts.contains(where: { ICalText.contains($0, url) })
         {
             parts.append(url)
         }
@@ -373,7 +405,7 @@ struct EventDecoder {
         }
         let text = parts.joined(separator: "\n\n")
         if let html = Self.altDescriptionHTML(component) {
-            let extra = parts.dropFirst().map { "<p>" + Self.escapeHTML($0).replacing("\n", with: "<br>") + "</p>" }
+            let extra = parts.dropFirst().map { "<p>" + Self.escapeHTML($0, lineBreak: "<br>") + "</p>" }
             event.body = GraphItemBody(contentType: "html", content: html + extra.joined())
         } else if !text.isEmpty {
             event.body = GraphItemBody(contentType: "text", content: text)
@@ -391,8 +423,25 @@ struct EventDecoder {
         return nil
     }
 
-    static func escapeHTML(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
+    /// `text` as HTML text: `&`, `<` and `>` escaped, each line feed replaced by `lineBreak` when given.
+    static func escapeHTML(_ text: String, lineBreak: StaticString? = nil) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count + 16)
+        func append(_ replacement: StaticString) {
+            output.append(
+                contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): append("&amp;")
+            case UInt8(ascii: "<"): append("&lt;")
+            case UInt8(ascii: ">"): append("&gt;")
+            case UInt8(ascii: "\n"):
+                if let lineBreak { append(lineBreak) } else { output.append(byte) }
+            default: output.append(byte)
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// `Name <address>` of an ORGANIZER or ATTENDEE.

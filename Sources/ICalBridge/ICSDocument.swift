@@ -32,10 +32,13 @@ final class ICSDocument {
         self.file = file
         var bytes = data[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        guard bytes.contains(where: { $0 > 0x20 }) else {
+        let (hasText, hasNUL) = bytes.withUnsafeBytes { raw in
+            (raw.contains { $0 > 0x20 }, raw.baseAddress.map { memchr($0, 0, raw.count) != nil } ?? false)
+        }
+        guard hasText else {
             throw ICalBridgeError(.badInput, "the input is empty (expected iCalendar)", location: file)
         }
-        guard !bytes.contains(0) else {
+        guard !hasNUL else {
             throw ICalBridgeError(.badInput, "binary data, not iCalendar text", location: file)
         }
         let text: String
@@ -50,26 +53,151 @@ final class ICSDocument {
             throw ICalBridgeError(
                 .badInput, "no BEGIN:VCALENDAR or BEGIN:VEVENT: this is not iCalendar", location: file)
         }
-        for (calendarText, firstLine, eventLines) in calendars {
-            guard let root = ICalComponent.parse(calendarText) else {
+        for calendar in calendars {
+            if let split = calendar.split() {
+                for index in calendar.unterminated {
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, "this VEVENT has no END:VEVENT; it is read up to the next component",
+                            file: file, line: calendar.eventLines[index]))
+                }
+                readSplit(split, firstLine: calendar.firstLine)
+                continue
+            }
+            guard let root = ICalComponent.parse(calendar.text) else {
                 diagnostics.append(
-                    Diagnostic(.error, "libical could not read this calendar", file: file, line: firstLine))
+                    Diagnostic(.error, "libical could not read this calendar", file: file, line: calendar.firstLine))
                 continue
             }
             roots.append(root)
-            read(root, eventLines: eventLines)
+            read(root, eventLines: calendar.eventLines)
         }
+    }
+
+    /// A large calendar read in parts: its header (properties, VTIMEZONEs, to-dos) once, and its VEVENTs in
+    /// chunks that libical parses on all cores at once (each parse has its own parser state).
+    private func readSplit(_ split: SplitCalendar, firstLine: Int) {
+        let parsed = UnsafeMutableBufferPointer<ICalComponent?>.allocate(capacity: split.chunks.count)
+        parsed.initialize(repeating: nil)
+        defer {
+            parsed.deinitialize()
+            parsed.deallocate()
+        }
+        nonisolated(unsafe) let slots = parsed
+        let chunks = split.chunks
+        DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
+            slots[index] = ICalComponent.parse(chunks[index].text)
+        }
+        var method: String?
+        var timezones: [String: String] = [:]
+        if let header = ICalComponent.parse(split.header) {
+            roots.append(header)
+            read(header, eventLines: [])
+            method = ICalComponent.value(of: "METHOD", in: header.pointer)?.uppercased()
+            timezones = Self.timezoneTexts(of: header.pointer)
+        } else {
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    "libical could not read this calendar's properties and time zones; its events are read without them",
+                    file: file, line: firstLine))
+        }
+        for (index, chunk) in chunks.enumerated() {
+            guard let root = parsed[index] else {
+                diagnostics.append(
+                    Diagnostic(
+                        .error, "libical could not read the events from this line on", file: file,
+                        line: chunk.eventLines.first))
+                continue
+            }
+            roots.append(root)
+            for (number, event) in ICalComponent.children(of: root.pointer, ICAL_VEVENT_COMPONENT).enumerated() {
+                let line = number < chunk.eventLines.count ? chunk.eventLines[number] : nil
+                events.append(Event(pointer: event, method: method, timezones: timezones, line: line))
+            }
+        }
+    }
+
+    /// One VCALENDAR of the input as text, with the line it starts on and the lines and byte ranges of its
+    /// VEVENTs.
+    struct CalendarText {
+        var text: String
+        var firstLine: Int
+        var eventLines: [Int]
+        /// The byte range of each VEVENT (from its BEGIN line to the end of its END line, or to the line
+        /// before the next VEVENT or the calendar's end when its END line is missing); nil when the
+        /// structure is too broken to cut (an END:VEVENT without BEGIN), so that libical reads it whole.
+        var eventRanges: [Range<Int>]?
+        /// The indices of VEVENTs without END:VEVENT.
+        var unterminated: [Int] = []
+
+        /// Calendars with fewer VEVENTs are parsed whole (unless a VEVENT lacks its END line: libical would
+        /// then lose every event after it, so those calendars are cut and mended).
+        static let splitThreshold = 256
+
+        /// The calendar without its VEVENTs, and its VEVENTs in chunks each wrapped in a VCALENDAR (a missing
+        /// END:VEVENT added); nil when the calendar is better read whole.
+        func split() -> SplitCalendar? {
+            guard let ranges = eventRanges, ranges.count == eventLines.count,
+                ranges.count >= Self.splitThreshold || !unterminated.isEmpty
+            else { return nil }
+            let chunkCount = max(1, min(ranges.count / 64, ProcessInfo.processInfo.activeProcessorCount * 4))
+            let unterminated = Set(unterminated)
+            var text = text
+            return text.withUTF8 { bytes -> SplitCalendar in
+                func string(_ range: Range<Int>) -> String {
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                }
+                var header = ""
+                var position = 0
+                for range in ranges {
+                    header += string(position..<range.lowerBound)
+                    position = range.upperBound
+                }
+                header += string(position..<bytes.count)
+                var chunks: [SplitCalendar.Chunk] = []
+                let perChunk = (ranges.count + chunkCount - 1) / chunkCount
+                for first in stride(from: 0, to: ranges.count, by: perChunk) {
+                    let last = min(first + perChunk, ranges.count) - 1
+                    var body = "BEGIN:VCALENDAR\r\n"
+                    if unterminated.isEmpty {
+                        body += string(ranges[first].lowerBound..<ranges[last].upperBound)
+                    } else {
+                        for index in first...last {
+                            body += string(ranges[index])
+                            if unterminated.contains(index) { body += "END:VEVENT\r\n" }
+                        }
+                    }
+                    chunks.append(
+                        SplitCalendar.Chunk(
+                            text: body + "END:VCALENDAR\r\n", eventLines: Array(eventLines[first...last])))
+                }
+                return SplitCalendar(header: header, chunks: chunks)
+            }
+        }
+    }
+
+    struct SplitCalendar: Equatable {
+        struct Chunk: Equatable {
+            var text: String
+            var eventLines: [Int]
+        }
+        var header: String
+        var chunks: [Chunk]
     }
 
     /// The calendars of a stream, each with the line it starts on and the lines of its `BEGIN:VEVENT`s;
     /// a bare VEVENT stream is one calendar. Scanned as UTF-8 bytes: the text is sliced, not rebuilt.
-    static func calendarTexts(in text: String) -> [(text: String, firstLine: Int, eventLines: [Int])] {
+    static func calendarTexts(in text: String) -> [CalendarText] {
         var text = text
-        return text.withUTF8 { bytes in
-            var result: [(String, Int, [Int])] = []
+        return text.withUTF8 { (bytes: UnsafeBufferPointer<UInt8>) -> [CalendarText] in
+            var result: [CalendarText] = []
             var calendarStart: Int?
             var calendarLine = 0
             var eventLines: [Int] = []
+            var eventRanges: [Range<Int>]? = []
+            var eventStart: Int?
+            var unterminated: [Int] = []
             var bareEventLines: [Int] = []
             var lineNumber = 1
             var lineStart = 0
@@ -86,17 +214,56 @@ final class ICSDocument {
             func slice(_ start: Int, _ end: Int) -> String {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
             }
+            func endOfLine(from start: Int) -> Int {
+                guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) else {
+                    return bytes.count
+                }
+                return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+            }
+            func shifted(_ ranges: [Range<Int>]?, by offset: Int) -> [Range<Int>]? {
+                ranges?.map { ($0.lowerBound - offset)..<($0.upperBound - offset) }
+            }
             while lineStart < bytes.count {
-                var lineEnd = lineStart
-                while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
-                if startsWith("BEGIN:VCALENDAR", at: lineStart) {
+                let lineEnd = endOfLine(from: lineStart)
+                let first = bytes[lineStart] & 0xDF
+                if first == UInt8(ascii: "B"), startsWith("BEGIN:VCALENDAR", at: lineStart) {
                     calendarStart = lineStart
                     calendarLine = lineNumber
                     eventLines = []
-                } else if startsWith("BEGIN:VEVENT", at: lineStart) {
-                    if calendarStart != nil { eventLines.append(lineNumber) } else { bareEventLines.append(lineNumber) }
-                } else if let start = calendarStart, startsWith("END:VCALENDAR", at: lineStart) {
-                    result.append((slice(start, min(lineEnd + 1, bytes.count)), calendarLine, eventLines))
+                    eventRanges = []
+                    unterminated = []
+                    eventStart = nil
+                } else if first == UInt8(ascii: "B"), startsWith("BEGIN:VEVENT", at: lineStart) {
+                    if calendarStart != nil {
+                        if let start = eventStart {
+                            unterminated.append(eventLines.count - 1)
+                            eventRanges?.append(start..<lineStart)
+                        }
+                        eventLines.append(lineNumber)
+                        eventStart = lineStart
+                    } else {
+                        bareEventLines.append(lineNumber)
+                    }
+                } else if first == UInt8(ascii: "E"), calendarStart != nil, startsWith("END:VEVENT", at: lineStart) {
+                    if let start = eventStart {
+                        eventRanges?.append(start..<min(lineEnd + 1, bytes.count))
+                    } else {
+                        eventRanges = nil
+                    }
+                    eventStart = nil
+                } else if first == UInt8(ascii: "E"), let start = calendarStart,
+                    startsWith("END:VCALENDAR", at: lineStart)
+                {
+                    if let open = eventStart {
+                        unterminated.append(eventLines.count - 1)
+                        eventRanges?.append(open..<lineStart)
+                        eventStart = nil
+                    }
+                    result.append(
+                        CalendarText(
+                            text: slice(start, min(lineEnd + 1, bytes.count)), firstLine: calendarLine,
+                            eventLines: eventLines, eventRanges: shifted(eventRanges, by: start),
+                            unterminated: unterminated))
                     calendarStart = nil
                 }
                 lineNumber += 1
@@ -104,11 +271,16 @@ final class ICSDocument {
             }
             if let start = calendarStart {
                 // A truncated calendar: give libical what there is; it reports what is missing.
-                result.append((slice(start, bytes.count) + "\r\nEND:VCALENDAR\r\n", calendarLine, eventLines))
+                result.append(
+                    CalendarText(
+                        text: slice(start, bytes.count) + "\r\nEND:VCALENDAR\r\n", firstLine: calendarLine,
+                        eventLines: eventLines, eventRanges: nil))
             }
             if result.isEmpty, !bareEventLines.isEmpty {
                 result.append(
-                    ("BEGIN:VCALENDAR\r\n" + slice(0, bytes.count) + "\r\nEND:VCALENDAR\r\n", 0, bareEventLines))
+                    CalendarText(
+                        text: "BEGIN:VCALENDAR\r\n" + slice(0, bytes.count) + "\r\nEND:VCALENDAR\r\n", firstLine: 0,
+                        eventLines: bareEventLines, eventRanges: nil))
             }
             return result
         }
@@ -122,14 +294,7 @@ final class ICSDocument {
         var eventIndex = 0
         for calendar in calendars {
             let method = ICalComponent.value(of: "METHOD", in: calendar)?.uppercased()
-            var timezones: [String: String] = [:]
-            for zone in ICalComponent.children(of: calendar, ICAL_VTIMEZONE_COMPONENT) {
-                guard let tzid = ICalComponent.value(of: "TZID", in: zone),
-                    let raw = icalcomponent_as_ical_string_r(zone)
-                else { continue }
-                timezones[tzid] = String(cString: raw)
-                free(raw)
-            }
+            let timezones = Self.timezoneTexts(of: calendar)
             otherComponents += ICalComponent.children(of: calendar, ICAL_VTODO_COMPONENT).count
             otherComponents += ICalComponent.children(of: calendar, ICAL_VJOURNAL_COMPONENT).count
             for errorText in Self.calendarLevelErrors(calendar) {
@@ -141,6 +306,19 @@ final class ICSDocument {
                 events.append(Event(pointer: event, method: method, timezones: timezones, line: line))
             }
         }
+    }
+
+    /// The VTIMEZONEs of a calendar as text, by TZID.
+    private static func timezoneTexts(of calendar: OpaquePointer) -> [String: String] {
+        var timezones: [String: String] = [:]
+        for zone in ICalComponent.children(of: calendar, ICAL_VTIMEZONE_COMPONENT) {
+            guard let tzid = ICalComponent.value(of: "TZID", in: zone),
+                let raw = icalcomponent_as_ical_string_r(zone)
+            else { continue }
+            timezones[tzid] = String(cString: raw)
+            free(raw)
+        }
+        return timezones
     }
 
     /// `X-LIC-ERROR`s directly on the calendar (event-level ones are reported with their event).

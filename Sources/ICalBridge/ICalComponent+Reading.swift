@@ -81,10 +81,18 @@ extension ICalComponent {
         }
     }
 
+    /// libical's kinds of the property names graph-ics reads: `icalproperty_string_to_kind` compares the
+    /// name with every entry of its table, which cost more than the rest of reading an event.
+    private static let knownKinds: [String: icalproperty_kind] = Dictionary(
+        uniqueKeysWithValues: [
+            "ACTION", "CLASS", "DESCRIPTION", "DTSTAMP", "DTSTART", "LOCATION", "METHOD", "PRIORITY", "RRULE",
+            "SEQUENCE", "STATUS", "SUMMARY", "TRANSP", "TZID", "TZNAME", "UID", "URL",
+        ].map { name in (name, name.withCString { icalproperty_string_to_kind($0) }) })
+
     /// The properties called `name`: looked up by libical's kind for standard names (no walk over every
     /// property), among the X- properties by name otherwise.
     static func named(_ name: String, in component: OpaquePointer, firstOnly: Bool) -> [OpaquePointer] {
-        let kind = name.withCString { icalproperty_string_to_kind($0) }
+        let kind = knownKinds[name] ?? name.withCString { icalproperty_string_to_kind($0) }
         let isStandard = kind != ICAL_X_PROPERTY && kind != ICAL_NO_PROPERTY
         let searched = isStandard ? kind : ICAL_X_PROPERTY
         var result: [OpaquePointer] = []

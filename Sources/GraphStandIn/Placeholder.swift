@@ -1,1 +1,0 @@
-// The loopback Microsoft Graph stand-in; see GraphStandIn.swift.
