@@ -1,0 +1,149 @@
+import Foundation
+
+/// Delegated tokens from the token store, refreshed when they near expiry or Graph rejects them.
+///
+/// ``accessToken()`` refreshes when the current token expires within ``refreshMargin`` (5 minutes);
+/// ``tokenAfterRejection(of:)`` refreshes once after a 401. Every refresh writes the new access and
+/// refresh tokens to the store at once (atomically), since the identity platform may invalidate the old
+/// refresh token. Before refreshing it re-reads the store: if another graph-ics process has refreshed
+/// meanwhile, that token is used instead.
+///
+/// A refresh the identity platform refuses (`invalid_grant`, `interaction_required`, …) throws
+/// ``AuthError`` with ``AuthError/Code/notSignedIn`` telling the user to run `graph-ics login`.
+///
+/// If the sign-in service cannot be reached when a token merely nears expiry, the current token is
+/// returned while it has at least 60 seconds left.
+///
+/// Thread-safety: all state is behind one lock, held across the refresh request, so concurrent callers
+/// wait for a single refresh and all get its token.
+public final class RefreshingTokenSource: AccessTokenSource, @unchecked Sendable {
+    /// Tokens expiring within this are refreshed before use.
+    public let refreshMargin: Duration
+    private let store: TokenStore
+    private let client: TokenEndpointClient
+    private let lock = NSLock()
+    private var account: AccountTokens
+    private var refreshes = 0
+
+    /// - Parameters:
+    ///   - account: the stored account to use; its authority, tenant and client id are used to refresh.
+    ///   - store: where refreshed tokens are written.
+    ///   - transport: sends the refresh requests.
+    ///   - clock: the clock that decides expiry (and the retry sleep).
+    public init(
+        account: AccountTokens,
+        store: TokenStore,
+        transport: any HTTPTransport,
+        clock: AuthClock = .system,
+        refreshMargin: Duration = .seconds(300)
+    ) {
+        self.account = account
+        self.store = store
+        self.client = TokenEndpointClient(transport: transport, clock: clock)
+        self.refreshMargin = refreshMargin
+    }
+
+    /// The account as it is now (after any refresh), for `whoami`.
+    public var currentAccount: AccountTokens {
+        lock.withLock { account }
+    }
+
+    /// How many refresh requests this source has made.
+    public var refreshCount: Int {
+        lock.withLock { refreshes }
+    }
+
+    public func accessToken() throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if isFresh(account) { return account.accessToken }
+        do {
+            return try refreshLocked(rejected: nil)
+        } catch {
+            // The sign-in service is unreachable, but the token still has a while to go: use it.
+            let remaining = account.expiresAt.timeIntervalSince(client.clock.now())
+            if error.code == .transport, remaining >= 60 { return account.accessToken }
+            throw error
+        }
+    }
+
+    public func tokenAfterRejection(of token: String) throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if account.accessToken != token, isFresh(account) { return account.accessToken }
+        return try refreshLocked(rejected: token)
+    }
+
+    /// Records the user's sign-in name (learned from `GET /me`) in memory and in the store.
+    public func recordUserName(_ name: String) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard account.userName != name else { return }
+        account.userName = name
+        try store.save(account)
+    }
+
+    private func isFresh(_ tokens: AccountTokens) -> Bool {
+        tokens.expiresAt.timeIntervalSince(client.clock.now()) > refreshMargin.seconds
+    }
+
+    private func refreshLocked(rejected: String?) throws(AuthError) -> String {
+        // Another graph-ics process may have refreshed already.
+        if let stored = try? store.load(accountKey: account.accountKey), stored.accessToken != account.accessToken,
+            stored.accessToken != rejected, isFresh(stored)
+        {
+            account = stored
+            return stored.accessToken
+        }
+        guard let refreshToken = account.refreshToken else {
+            throw AuthError(
+                .notSignedIn,
+                "The saved sign-in for \(account.accountKey) has expired and cannot be renewed; run `graph-ics login`."
+            )
+        }
+        let endpoint = try AuthConfiguration.endpoint(authority: account.authority, tenant: account.tenant, "token")
+        var scopes = account.scopes.filter {
+            !["openid", "profile", "email"].contains($0.lowercased())
+        }
+        if !scopes.contains(where: { $0.lowercased() == "offline_access" }) {
+            scopes.insert("offline_access", at: 0)
+        }
+        let secrets = [refreshToken, account.accessToken]
+        let sent = client.clock.now()
+        refreshes += 1
+        let reply = try client.post(
+            endpoint,
+            [
+                ("client_id", account.clientID),
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refreshToken),
+                ("scope", scopes.joined(separator: " ")),
+            ],
+            secrets: secrets
+        )
+        if let error = reply.error {
+            let underlying = reply.serverError("Renewing the sign-in", secrets: secrets)
+            switch error {
+            case "invalid_grant", "interaction_required", "consent_required", "login_required":
+                throw AuthError(
+                    .notSignedIn,
+                    "The saved sign-in for \(account.accountKey) has expired or was revoked; run `graph-ics login`.",
+                    underlying: underlying
+                )
+            default:
+                throw underlying
+            }
+        }
+        let renewed = try AccountTokens(
+            reply: reply,
+            sentAt: sent,
+            authority: account.authority,
+            tenant: account.tenant,
+            clientID: account.clientID,
+            previous: account
+        )
+        account = renewed
+        try store.save(renewed)
+        return renewed.accessToken
+    }
+}
