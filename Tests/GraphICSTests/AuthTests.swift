@@ -90,6 +90,8 @@ enum AuthFixtures {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("graph-ics-\(label)-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        // Exactly 0700, even while TokenStoreTests runs with an unusual umask.
+        guard chmod(url.path, 0o700) == 0 else { throw CocoaError(.fileWriteNoPermission) }
         return url
     }
 

@@ -7,7 +7,8 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct TokenStoreTests {
+/// Serialized: one test changes the process umask for a moment.
+@Suite(.serialized) struct TokenStoreTests {
     static func mode(_ path: String) -> mode_t {
         var info = stat()
         guard stat(path, &info) == 0 else { return 0o7777 }
@@ -53,6 +54,22 @@ import Testing
         #expect(try store.load(accountKey: Self.sample().accountKey) == Self.sample())
         #expect(Self.mode(file) == 0o600)
         #expect(Self.mode(directory.path) == 0o700)
+    }
+
+    @Test(
+        "a shared (world-writable or sticky) directory is refused and left as it was",
+        arguments: [
+            mode_t(0o1777), 0o777, 0o1755,
+        ])
+    func sharedDirectoryIsRefused(mode: mode_t) throws {
+        let directory = try AuthFixtures.temporaryDirectory("store")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        chmod(directory.path, mode)
+        let thrown = #expect(throws: AuthError.self) { try TokenStore(directory: directory).save(Self.sample()) }
+        #expect(thrown?.code == .insecureConfiguration)
+        #expect(thrown?.message.contains("GRAPH_ICS_CONFIG_DIR") == true)
+        #expect(Self.mode(directory.path) == mode)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
     @Test("save, load, list, delete and deleteAll round-trip accounts")

@@ -12,8 +12,10 @@ import Foundation
 /// Permissions, whatever the umask: the directory is created `0700` (missing parents too) and each file
 /// `0600`. A directory that already exists but is open to group or others is tightened to `0700`
 /// (graph-ics put it there, or the user made it so; either way tokens must not be readable), and a token
-/// file found looser than `0600` is tightened when read. A directory or file owned by another user is
-/// refused with ``AuthError/Code/insecureConfiguration``: graph-ics cannot make it private.
+/// file found looser than `0600` is tightened when read. Refused with
+/// ``AuthError/Code/insecureConfiguration`` instead: a directory or file owned by another user (graph-ics
+/// cannot make it private), and a shared directory — world-writable or sticky, like `/tmp` — whose mode
+/// graph-ics must not change.
 ///
 /// Writes are atomic: the JSON goes to a temporary file in the same directory, created `0600` from the
 /// start (`open(O_CREAT|O_EXCL, 0600)`), `fsync`ed, renamed over the old file, and the directory is
@@ -153,6 +155,14 @@ public struct TokenStore: Sendable {
             throw AuthError(
                 .insecureConfiguration,
                 "The token store \(path) belongs to another user; set GRAPH_ICS_CONFIG_DIR to a directory of your own."
+            )
+        }
+        // A shared directory (/tmp, a team folder) is never taken over: changing its mode would break it.
+        guard info.st_mode & (S_ISVTX | S_IWOTH) == 0 else {
+            throw AuthError(
+                .insecureConfiguration,
+                "The token store \(path) is a shared directory writable by others; set GRAPH_ICS_CONFIG_DIR "
+                    + "to a directory of your own."
             )
         }
         if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
