@@ -247,6 +247,26 @@ private func client(
         #expect(sleeper.sleeps[1] >= .seconds(1))
     }
 
+    @Test func noPermitIsHeldWhileWaitingToRetry() throws {
+        let limiter = RequestLimiter(limit: 1)
+        let graph = ScriptedGraph { _, index in
+            index == 0
+                ? graphError(429, code: "ApplicationThrottled", message: "wait", requestID: "w")
+                    .with(header: ("Retry-After", "0.02"))
+                : json(200, ["id": "u"])
+        }
+        let permitsDuringSleep = LogLines()
+        let subject = GraphClient(
+            baseURL: base, transport: graph, tokens: CountingTokens(), retry: fastRetry, limiter: limiter,
+            sleep: { duration in
+                permitsDuringSleep.append("\(limiter.inFlight)")
+                GraphClient.sleep(for: duration)
+            })
+        _ = try subject.me()
+        #expect(permitsDuringSleep.lines == ["0"])
+        #expect(limiter.maxObserved == 1)
+    }
+
     @Test func throttlingThatNeverEndsIsUnavailableAfterTheLastTry() throws {
         let graph = ScriptedGraph { _, _ in
             graphError(429, code: "ApplicationThrottled", message: "MailboxConcurrency", requestID: "t")
