@@ -3,6 +3,10 @@ import GraphICS
 import GraphStandIn
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The real libcurl transport against `LoopbackHTTPServer` on 127.0.0.1; nothing leaves the machine.
 @Suite struct CurlTransportTests {
     /// A server that answers every request with a JSON echo of what it received.
@@ -288,6 +292,18 @@ import Testing
         #expect(elapsed >= 0.19 && elapsed < 1.5)
     }
 
+    @Test("https:// to a server that does not speak TLS fails as a TLS error, not as plain HTTP")
+    func httpsToPlainServerIsTLSError() throws {
+        let port = try PlainTextAnswerer.start(answer: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+        let address = try #require(URL(string: "https://127.0.0.1:\(port)/"))
+        let error = try #require(throws: CurlError.self) {
+            try CurlTransport().send(HTTPRequest(method: "GET", url: address, timeout: .seconds(5)))
+        }
+        #expect(error.code == .tls)
+        #expect(error.curlCode == 35)
+        #expect(!error.isConnectionFailure)
+    }
+
     @Test("a header value with a line break is refused and nothing is sent")
     func headerInjectionIsRefused() throws {
         let server = try Self.echoServer()
@@ -348,5 +364,38 @@ final class CurlTestOutcomes: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return values
+    }
+}
+
+/// Accepts one connection on 127.0.0.1, writes a fixed answer at once (before reading anything), closes.
+enum PlainTextAnswerer {
+    struct SocketFailure: Error {}
+
+    static func start(answer: String) throws -> Int {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw SocketFailure() }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ready = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard ready else {
+            close(listener)
+            throw SocketFailure()
+        }
+        let bytes = Array(answer.utf8)
+        Thread {
+            let connection = accept(listener, nil, nil)
+            if connection >= 0 {
+                _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(connection)
+            }
+            close(listener)
+        }.start()
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
