@@ -157,9 +157,15 @@ struct ConvertCommand: Command {
             return .badInput
         }
         let sink = try OutputFile(path: output)
-        do {
+        do throws(ICalBridgeError) {
             var writer = sink
-            try writer.write(Array(try plan.jsonData()) + [0x0A])
+            let json = try plan.jsonData()
+            var failure: ICalBridgeError?
+            json.withUnsafeBytes { raw in
+                do throws(ICalBridgeError) { try writer.write(raw) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            try writer.write([0x0A])
             try sink.commit()
         } catch {
             sink.discard()

@@ -28,6 +28,18 @@ final class ICSDocument {
     /// The parsed calendars; they own every `Event.pointer`.
     private var roots: [ICalComponent] = []
 
+    deinit {
+        // Freeing the trees of a large file takes as long as parsing a part of it: done on all cores.
+        guard roots.count > 1 else { return }
+        let trees = UnsafeMutableBufferPointer<ICalComponent?>.allocate(capacity: roots.count)
+        _ = trees.initialize(from: roots.map { Optional($0) })
+        roots = []
+        nonisolated(unsafe) let slots = trees
+        DispatchQueue.concurrentPerform(iterations: slots.count) { slots[$0] = nil }
+        trees.deinitialize()
+        trees.deallocate()
+    }
+
     init(_ data: Data, file: String) throws(ICalBridgeError) {
         self.file = file
         var bytes = data[...]
@@ -86,11 +98,11 @@ final class ICSDocument {
         nonisolated(unsafe) let slots = parsed
         let chunks = split.chunks
         DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
-            slots[index] = ICalComponent.parse(chunks[index].text)
+            slots[index] = ICalComponent.parse(bytes: chunks[index].text)
         }
         var method: String?
         var timezones: [String: String] = [:]
-        if let header = ICalComponent.parse(split.header) {
+        if let header = ICalComponent.parse(bytes: split.header) {
             roots.append(header)
             read(header, eventLines: [])
             method = ICalComponent.value(of: "METHOD", in: header.pointer)?.uppercased()
@@ -145,32 +157,31 @@ final class ICSDocument {
             let unterminated = Set(unterminated)
             var text = text
             return text.withUTF8 { bytes -> SplitCalendar in
-                func string(_ range: Range<Int>) -> String {
-                    String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                func append(_ range: Range<Int>, to output: inout [UInt8]) {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
                 }
-                var header = ""
+                var header: [UInt8] = []
                 var position = 0
                 for range in ranges {
-                    header += string(position..<range.lowerBound)
+                    append(position..<range.lowerBound, to: &header)
                     position = range.upperBound
                 }
-                header += string(position..<bytes.count)
+                append(position..<bytes.count, to: &header)
                 var chunks: [SplitCalendar.Chunk] = []
                 let perChunk = (ranges.count + chunkCount - 1) / chunkCount
                 for first in stride(from: 0, to: ranges.count, by: perChunk) {
                     let last = min(first + perChunk, ranges.count) - 1
-                    var body = "BEGIN:VCALENDAR\r\n"
+                    var body = Array("BEGIN:VCALENDAR\r\n".utf8)
                     if unterminated.isEmpty {
-                        body += string(ranges[first].lowerBound..<ranges[last].upperBound)
+                        append(ranges[first].lowerBound..<ranges[last].upperBound, to: &body)
                     } else {
                         for index in first...last {
-                            body += string(ranges[index])
-                            if unterminated.contains(index) { body += "END:VEVENT\r\n" }
+                            append(ranges[index], to: &body)
+                            if unterminated.contains(index) { body += "END:VEVENT\r\n".utf8 }
                         }
                     }
-                    chunks.append(
-                        SplitCalendar.Chunk(
-                            text: body + "END:VCALENDAR\r\n", eventLines: Array(eventLines[first...last])))
+                    body += "END:VCALENDAR\r\n".utf8
+                    chunks.append(SplitCalendar.Chunk(text: body, eventLines: Array(eventLines[first...last])))
                 }
                 return SplitCalendar(header: header, chunks: chunks)
             }
@@ -178,11 +189,12 @@ final class ICSDocument {
     }
 
     struct SplitCalendar: Equatable {
+        /// Texts are UTF-8 bytes, handed to libical without a `String` in between.
         struct Chunk: Equatable {
-            var text: String
+            var text: [UInt8]
             var eventLines: [Int]
         }
-        var header: String
+        var header: [UInt8]
         var chunks: [Chunk]
     }
 

@@ -9,6 +9,16 @@ extension ICalComponent {
         return ICalComponent(owning: root)
     }
 
+    /// Parses UTF-8 iCalendar text given as bytes (no NUL inside; one is added for libical).
+    static func parse(bytes: [UInt8]) -> ICalComponent? {
+        var text = bytes
+        text.append(0)
+        let root = text.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { icalparser_parse_string($0.baseAddress) }
+        }
+        return root.map { ICalComponent(owning: $0) }
+    }
+
     /// The components of `kind` directly inside this one (collected first: nested first/next loops over
     /// one parent reset each other in libical).
     func children(_ kind: icalcomponent_kind) -> [OpaquePointer] {
@@ -67,18 +77,23 @@ extension ICalComponent {
         guard let property = named(name, in: component, firstOnly: true).first,
             let value = icalproperty_get_value(property)
         else { return nil }
-        // Ring-buffer string: copied at once, never freed.
-        return icalvalue_as_ical_string(value).map { String(cString: $0) }.map(ICalText.unescaped)
+        return decoded(value)
     }
 
     /// Every decoded value of the properties named `name` of `component`.
     static func values(of name: String, in component: OpaquePointer) -> [String] {
         named(name, in: component, firstOnly: false).compactMap { property in
-            guard let value = icalproperty_get_value(property), let text = icalvalue_as_ical_string(value) else {
-                return nil
-            }
-            return ICalText.unescaped(String(cString: text))
+            icalproperty_get_value(property).flatMap(decoded)
         }
+    }
+
+    /// A value as text: TEXT as libical unescaped it while parsing; any other kind as written, unescaped.
+    static func decoded(_ value: OpaquePointer) -> String? {
+        if icalvalue_isa(value) == ICAL_TEXT_VALUE, let text = icalvalue_get_text(value) {
+            return String(cString: text)
+        }
+        // Ring-buffer string: copied at once, never freed.
+        return icalvalue_as_ical_string(value).map { ICalText.unescaped(String(cString: $0)) }
     }
 
     /// libical's kinds of the property names graph-ics reads: `icalproperty_string_to_kind` compares the
@@ -92,7 +107,10 @@ extension ICalComponent {
     /// The properties called `name`: looked up by libical's kind for standard names (no walk over every
     /// property), among the X- properties by name otherwise.
     static func named(_ name: String, in component: OpaquePointer, firstOnly: Bool) -> [OpaquePointer] {
-        let kind = knownKinds[name] ?? name.withCString { icalproperty_string_to_kind($0) }
+        let kind =
+            knownKinds[name]
+            ?? (name.utf8.starts(with: "X-".utf8)
+                ? ICAL_X_PROPERTY : name.withCString { icalproperty_string_to_kind($0) })
         let isStandard = kind != ICAL_X_PROPERTY && kind != ICAL_NO_PROPERTY
         let searched = isStandard ? kind : ICAL_X_PROPERTY
         var result: [OpaquePointer] = []
@@ -112,20 +130,20 @@ extension ICalText {
     /// The inverse of ``escaped(_:)``: `\n`/`\N` become line breaks, `\,` `\;` `\\` their characters.
     static func unescaped(_ value: String) -> String {
         var value = value
+        guard value.utf8.contains(0x5C) else { return value }
         return value.withUTF8 { bytes in
-            guard bytes.contains(0x5C) else { return String(decoding: bytes, as: UTF8.self) }
             var result: [UInt8] = []
             result.reserveCapacity(bytes.count)
-            var escaping = false
-            for byte in bytes {
-                if escaping {
-                    result.append(byte == UInt8(ascii: "n") || byte == UInt8(ascii: "N") ? 0x0A : byte)
-                    escaping = false
-                } else if byte == 0x5C {
-                    escaping = true
-                } else {
-                    result.append(byte)
-                }
+            var index = 0
+            while index < bytes.count {
+                // Copy the run up to the next backslash at once, then the escaped character.
+                var next = index
+                while next < bytes.count, bytes[next] != 0x5C { next += 1 }
+                result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<next]))
+                guard next + 1 < bytes.count else { break }
+                let escaped = bytes[next + 1]
+                result.append(escaped == UInt8(ascii: "n") || escaped == UInt8(ascii: "N") ? 0x0A : escaped)
+                index = next + 2
             }
             return String(decoding: result, as: UTF8.self)
         }

@@ -54,12 +54,16 @@ struct JSONStreamEncoder {
         }
 
         func write<Value: Encodable>(_ value: Value) throws {
-            switch value {
-            case let text as String: string(text)
-            case let flag as Bool: literal(flag ? "true" : "false")
-            case let number as Int: literal(String(number))
-            case let number as Double: try double(number)
-            default:
+            // Metatype checks, not `as?` casts: a dynamic cast per value cost more than writing it.
+            if Value.self == String.self {
+                string(unsafeBitCast(value, to: String.self))
+            } else if Value.self == Bool.self {
+                literal(unsafeBitCast(value, to: Bool.self) ? "true" : "false")
+            } else if Value.self == Int.self {
+                literal(String(unsafeBitCast(value, to: Int.self)))
+            } else if Value.self == Double.self {
+                try double(unsafeBitCast(value, to: Double.self))
+            } else {
                 let encoder = Writer(sink: self)
                 try value.encode(to: encoder)
                 closePending(deeperThan: depth)
