@@ -4,7 +4,11 @@ import ICalBridge
 /// `graph-ics`: parses the command line, runs one command, maps what happened to an exit status.
 @main
 enum GraphICS {
-    static var commands: [any Command.Type] { [ConvertCommand.self] }
+    static var commands: [any Command.Type] {
+        [
+            ConvertCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self, CalendarsCommand.self,
+        ]
+    }
 
     static var help: String {
         var text = """
@@ -24,8 +28,12 @@ enum GraphICS {
               -h, --help    Show help (also 'graph-ics <command> --help').
               --version     Show the version.
 
+            Environment: GRAPH_ICS_ACCESS_TOKEN, GRAPH_ICS_CLIENT_ID, GRAPH_ICS_TENANT, GRAPH_ICS_GRAPH_URL,
+            GRAPH_ICS_AUTHORITY, GRAPH_ICS_CONFIG_DIR, GRAPH_ICS_CLIENT_SECRET(_FILE) (see the README).
+
             Exit status: 0 ok, 1 some events failed, 64 usage, 65 bad input, 66 input missing,
-            73 cannot create output, 74 I/O error.
+            69 Graph unavailable, 73 cannot create output, 74 I/O error, 75 temporary failure,
+            77 not signed in or no permission.
 
             """
         return text
@@ -69,6 +77,10 @@ enum GraphICS {
         } catch let error as UsageError {
             return usageError(error, usage: commandType.usage, terminal)
         } catch let failure as CommandFailure {
+            terminal.error(failure.message)
+            return failure.status
+        } catch let error where FetchFailure.failure(error) != nil {
+            let failure = FetchFailure.failure(error) ?? CommandFailure(.unavailable, "\(error)")
             terminal.error(failure.message)
             return failure.status
         } catch {

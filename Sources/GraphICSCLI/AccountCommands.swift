@@ -1,0 +1,273 @@
+import Foundation
+import GraphICS
+import ICalBridge
+
+/// `graph-ics login`: signs in with the device code flow (no browser on this machine needed) and saves the
+/// tokens for the other commands.
+struct LoginCommand: Command {
+    static let name = "login"
+    static let abstract = "Sign in to Microsoft 365 / Outlook.com (device code; no browser needed here)."
+    static let help = """
+        Usage: graph-ics login [--tenant T] [--client-id ID] [--read-only] [--authority URL]
+
+        Signs in with the device code flow: graph-ics prints a web address and a code; open the address
+        on any device, enter the code and sign in there. The tokens are saved in
+        $GRAPH_ICS_CONFIG_DIR (default $XDG_CONFIG_HOME/graph-ics, else ~/.config/graph-ics): the folder
+        is readable by you only (0700), each file too (0600). Tokens are never printed.
+
+        graph-ics needs an app registration in Microsoft Entra ID (see the README): a public client
+        ("Allow public client flows" on) with the delegated permissions User.Read,
+        MailboxSettings.Read and Calendars.ReadWrite (or Calendars.Read). Give its id with --client-id
+        or GRAPH_ICS_CLIENT_ID.
+
+        Options:
+          --tenant T          Directory (tenant) id or domain, 'organizations', 'consumers' or
+                              'common' (the default; GRAPH_ICS_TENANT).
+          --client-id ID      The application (client) id of the app registration
+                              (GRAPH_ICS_CLIENT_ID).
+          --read-only         Ask only to read calendars (export, agenda); import and add then need
+                              another login.
+          --authority URL     Sign-in authority for national clouds (GRAPH_ICS_AUTHORITY), e.g.
+                              https://login.microsoftonline.us.
+          --graph-url URL     Microsoft Graph endpoint (GRAPH_ICS_GRAPH_URL).
+          -h, --help          Show this help.
+
+        Exit status: 0 signed in, 64 usage, 69 the sign-in service could not be reached,
+        77 sign-in declined, expired or refused.
+
+        """
+
+    var tenant: String?
+    var clientID: String?
+    var readOnly: Bool
+    var connection: ConnectionOptions
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(
+            arguments,
+            valued: ConnectionOptions.valued.merging(["--tenant": "--tenant", "--client-id": "--client-id"]) { a, _ in a
+            },
+            flags: ConnectionOptions.flags.merging(["--read-only": "--read-only"]) { a, _ in a }
+        )
+        guard parsed.positionals.isEmpty else { throw UsageError("login takes no arguments") }
+        tenant = try parsed.value("--tenant")
+        clientID = try parsed.value("--client-id")
+        readOnly = parsed.flag("--read-only")
+        connection = try ConnectionOptions(parsed)
+        if connection.user != nil {
+            throw UsageError("--user is for app-only access with a client secret; login signs in a person")
+        }
+    }
+
+    func run(_ terminal: Terminal) throws -> ExitStatus {
+        let configuration = try AuthConfiguration.fromEnvironment(
+            authority: connection.authority, tenant: tenant, clientID: clientID, graphURL: connection.graphURL)
+        let transport = CurlTransport()
+        let signIn = DeviceCodeSignIn(
+            configuration: configuration, need: readOnly ? .read : .write, transport: transport)
+        var account = try signIn.signIn { prompt in
+            terminal.err(
+                prompt.message.isEmpty
+                    ? "To sign in, open \(prompt.verificationURI) and enter the code \(prompt.userCode)"
+                    : prompt.message)
+            terminal.err("Waiting for you to finish signing in there (Ctrl-C to give up)…")
+        }
+        // Learn whom the tokens belong to, for whoami and for the message below.
+        let client = GraphClient(
+            baseURL: configuration.graphBaseURL, transport: transport,
+            tokens: StaticTokenSource(token: account.accessToken))
+        if let me = try? client.me() {
+            account.userName = me.userPrincipalName ?? me.mail ?? me.displayName
+        }
+        let store = TokenStore(configuration: configuration)
+        try store.save(account)
+        let who = account.userName.map { " as \($0)" } ?? ""
+        terminal.note("signed in\(who); the sign-in is saved in \(store.directory.path)")
+        return .ok
+    }
+}
+
+/// `graph-ics logout`: forgets saved sign-ins.
+struct LogoutCommand: Command {
+    static let name = "logout"
+    static let abstract = "Forget the saved sign-in (delete its tokens from this machine)."
+    static let help = """
+        Usage: graph-ics logout [--tenant T] [--client-id ID]
+
+        Deletes the saved sign-ins from graph-ics's configuration folder: all of them, or those of the
+        given tenant and client id. The tokens stop working on this machine at once; to end the
+        sign-in everywhere, sign out at https://myaccount.microsoft.com.
+
+        Options:
+          --tenant T          Only the sign-ins for this tenant.
+          --client-id ID      Only the sign-ins made with this app registration.
+          -h, --help          Show this help.
+
+        """
+
+    var tenant: String?
+    var clientID: String?
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(
+            arguments, valued: ["--tenant": "--tenant", "--client-id": "--client-id"], flags: [:])
+        guard parsed.positionals.isEmpty else { throw UsageError("logout takes no arguments") }
+        tenant = try parsed.value("--tenant")
+        clientID = try parsed.value("--client-id")
+    }
+
+    func run(_ terminal: Terminal) throws -> ExitStatus {
+        let configuration = try AuthConfiguration.fromEnvironment(tenant: tenant, clientID: clientID)
+        let store = TokenStore(configuration: configuration)
+        var removed = 0
+        for account in try store.list() {
+            if let tenant, tenant.lowercased() != account.tenant.lowercased() { continue }
+            if let clientID, clientID.lowercased() != account.clientID.lowercased() { continue }
+            if try store.delete(accountKey: account.accountKey) { removed += 1 }
+        }
+        if removed == 0 {
+            terminal.note("no saved sign-in to remove in \(store.directory.path)")
+        } else {
+            terminal.note("signed out: removed \(removed) saved sign-in\(removed == 1 ? "" : "s")")
+        }
+        return .ok
+    }
+}
+
+/// `graph-ics whoami`: who is signed in, and in which time zone their mailbox lives.
+struct WhoAmICommand: Command {
+    static let name = "whoami"
+    static let abstract = "Show who is signed in and the mailbox's time zone."
+    static let help = """
+        Usage: graph-ics whoami [--user UPN] [--json]
+
+        Shows the signed-in user (or the --user mailbox): display name, mail address or user
+        principal name, and the mailbox's time zone as Outlook names it and as IANA names it.
+
+        Options:
+          --json              Print the same as a JSON object on standard output.
+        \(ConnectionOptions.help)
+          -h, --help          Show this help.
+
+        Exit status: 0 ok, 69 Graph unavailable, 77 not signed in or no permission.
+
+        """
+
+    var connection: ConnectionOptions
+    var json: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(
+            arguments, valued: ConnectionOptions.valued,
+            flags: ConnectionOptions.flags.merging(["--json": "--json"]) { a, _ in a })
+        guard parsed.positionals.isEmpty else { throw UsageError("whoami takes no arguments") }
+        connection = try ConnectionOptions(parsed)
+        json = parsed.flag("--json")
+    }
+
+    func run(_ terminal: Terminal) throws -> ExitStatus {
+        let session = try Session.open(connection, need: .read, terminal: terminal)
+        let me = try session.client.me()
+        let settings = try session.client.mailboxSettings()
+        var iana: String?
+        if let name = settings.timeZone, case .resolved(let zone, _) = ZoneResolver.resolve(name) {
+            iana = zone.name
+        }
+        if json {
+            var object: [String: String] = ["id": me.id]
+            object["displayName"] = me.displayName
+            object["mail"] = me.mail
+            object["userPrincipalName"] = me.userPrincipalName
+            object["timeZone"] = settings.timeZone
+            object["ianaTimeZone"] = iana
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+            terminal.out(String(decoding: data, as: UTF8.self) + "\n")
+            return .ok
+        }
+        var lines: [String] = []
+        let address = me.mail ?? me.userPrincipalName ?? ""
+        lines.append(
+            [me.displayName ?? "", address.isEmpty ? "" : "<\(address)>"].filter { !$0.isEmpty }.joined(separator: " "))
+        if let upn = me.userPrincipalName, upn != me.mail { lines.append("user principal name: \(upn)") }
+        switch (settings.timeZone, iana) {
+        case (let windows?, let iana?) where windows != iana: lines.append("time zone: \(windows) (\(iana))")
+        case (let name?, _): lines.append("time zone: \(name)")
+        case (nil, _): lines.append("time zone: not set in the mailbox (graph-ics uses UTC unless --tz says)")
+        }
+        terminal.out(lines.joined(separator: "\n") + "\n")
+        return .ok
+    }
+}
+
+/// `graph-ics calendars`: the calendars of the mailbox, for `--calendar`.
+struct CalendarsCommand: Command {
+    static let name = "calendars"
+    static let abstract = "List the mailbox's calendars (name, id, default, can edit)."
+    static let help = """
+        Usage: graph-ics calendars [--user UPN] [--json]
+
+        Lists the calendars of the mailbox: name, whether it is the default one, whether you may add
+        events to it, and its id. Give a name or an id to --calendar of export, import, agenda, add.
+
+        Options:
+          --json              Print Graph's calendar objects as {"value": [...]} on standard output.
+        \(ConnectionOptions.help)
+          -h, --help          Show this help.
+
+        Exit status: 0 ok, 69 Graph unavailable, 77 not signed in or no permission.
+
+        """
+
+    var connection: ConnectionOptions
+    var json: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(
+            arguments, valued: ConnectionOptions.valued,
+            flags: ConnectionOptions.flags.merging(["--json": "--json"]) { a, _ in a })
+        guard parsed.positionals.isEmpty else { throw UsageError("calendars takes no arguments") }
+        connection = try ConnectionOptions(parsed)
+        json = parsed.flag("--json")
+    }
+
+    func run(_ terminal: Terminal) throws -> ExitStatus {
+        let session = try Session.open(connection, need: .read, terminal: terminal)
+        let calendars = try session.client.calendars()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            let data = try encoder.encode(["value": calendars])
+            terminal.out(String(decoding: data, as: UTF8.self) + "\n")
+            return .ok
+        }
+        let width = min(40, calendars.map { ($0.name ?? "").count }.max() ?? 0)
+        for calendar in calendars {
+            let name = (calendar.name ?? "(no name)").padding(toLength: max(width, 4), withPad: " ", startingAt: 0)
+            let flags = [
+                calendar.isDefaultCalendar == true ? "default" : "",
+                calendar.canEdit == false ? "read-only" : "",
+            ].filter { !$0.isEmpty }.joined(separator: ", ")
+            terminal.out("\(name)  \(flags.padding(toLength: 18, withPad: " ", startingAt: 0))  \(calendar.id)\n")
+        }
+        return .ok
+    }
+}
+
+/// Finds the calendar `--calendar` names: an id as is, else a name (case-insensitive, must be unique).
+enum CalendarChoice {
+    static func id(for nameOrID: String?, in client: GraphClient) throws -> String? {
+        guard let nameOrID, !nameOrID.isEmpty else { return nil }
+        let calendars = try client.calendars()
+        if calendars.contains(where: { $0.id == nameOrID }) { return nameOrID }
+        let matches = calendars.filter { ($0.name ?? "").caseInsensitiveCompare(nameOrID) == .orderedSame }
+        guard let match = matches.first else {
+            let names = calendars.compactMap(\.name).map { "'\($0)'" }.joined(separator: ", ")
+            throw CommandFailure(.inputMissing, "no calendar named '\(nameOrID)' (there are: \(names))")
+        }
+        guard matches.count == 1 else {
+            throw CommandFailure(
+                .usage, "\(matches.count) calendars are named '\(nameOrID)'; give its id (see 'graph-ics calendars')")
+        }
+        return match.id
+    }
+}

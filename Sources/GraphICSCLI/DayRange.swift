@@ -1,0 +1,105 @@
+import Foundation
+import ICalBridge
+
+/// A range of whole days in one zone, `[first, end)`, as the `--week` / `--from --to` options give it.
+struct DayRange: Equatable {
+    /// The first day (midnight).
+    var first: CivilDateTime
+    /// The day after the last one (exclusive).
+    var end: CivilDateTime
+    var zone: ResolvedZone
+
+    /// The instant the range starts (midnight of `first` in `zone`).
+    var startInstant: Int64 { zone.instant(forLocal: first) }
+    /// The instant it ends (midnight of `end` in `zone`).
+    var endInstant: Int64 { zone.instant(forLocal: end) }
+
+    var startDate: Date { Date(timeIntervalSince1970: TimeInterval(startInstant)) }
+    var endDate: Date { Date(timeIntervalSince1970: TimeInterval(endInstant)) }
+
+    /// `2026-11-30 – 2026-12-06 (Europe/Berlin)`.
+    var description: String {
+        "\(first.dateString) – \(end.adding(days: -1).dateString) (\(zone.name))"
+    }
+}
+
+/// How a command was told which days to show: `--week this|next|last|YYYY-Www`, or `--from DATE --to DATE`
+/// (the end exclusive). Neither means this week.
+enum RangeOption: Equatable {
+    case week(String)
+    case dates(from: String, to: String)
+
+    static let valued: [String: String] = ["--week": "--week", "--from": "--from", "--to": "--to"]
+
+    static let help = """
+          --week WEEK         this (the default), next, last, or an ISO week such as 2026-W49.
+                              Weeks start on Monday, in the mailbox's time zone (or --tz).
+          --from DATE         First day, YYYY-MM-DD (with --to).
+          --to DATE           Day after the last one, YYYY-MM-DD (exclusive).
+        """
+
+    init(_ parsed: Arguments) throws(UsageError) {
+        let week = try parsed.value("--week")
+        let from = try parsed.value("--from")
+        let to = try parsed.value("--to")
+        switch (week, from, to) {
+        case (let week?, nil, nil): self = .week(week)
+        case (nil, let from?, let to?): self = .dates(from: from, to: to)
+        case (nil, nil, nil): self = .week("this")
+        case (nil, _, _): throw UsageError("--from and --to go together (--to is the day after the last one)")
+        default: throw UsageError("give either --week or --from and --to, not both")
+        }
+    }
+
+    /// The days in `zone`, with `now` deciding what this week is.
+    func resolve(in zone: ResolvedZone, now: Date = Date()) throws(UsageError) -> DayRange {
+        switch self {
+        case .week(let text):
+            let today = zone.localTime(at: Int64(now.timeIntervalSince1970.rounded(.down))).date
+            let monday: CivilDateTime
+            switch text.lowercased() {
+            case "this": monday = today.adding(days: 1 - today.isoWeekday)
+            case "next": monday = today.adding(days: 8 - today.isoWeekday)
+            case "last": monday = today.adding(days: -6 - today.isoWeekday)
+            default:
+                guard let start = Self.isoWeekStart(text) else {
+                    throw UsageError("--week '\(text)' is not this, next, last or an ISO week such as 2026-W49")
+                }
+                monday = start
+            }
+            return DayRange(first: monday, end: monday.adding(days: 7), zone: zone)
+        case .dates(let from, let to):
+            guard let first = Self.date(from) else { throw UsageError("--from '\(from)' is not a date (YYYY-MM-DD)") }
+            guard let end = Self.date(to) else { throw UsageError("--to '\(to)' is not a date (YYYY-MM-DD)") }
+            guard first < end else {
+                throw UsageError("--to \(to) must come after --from \(from) (--to is the day after the last one)")
+            }
+            return DayRange(first: first, end: end, zone: zone)
+        }
+    }
+
+    /// `YYYY-MM-DD`.
+    static func date(_ text: String) -> CivilDateTime? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return nil }
+        let date = CivilDateTime(year: year, month: month, day: day)
+        return date.isValid ? date : nil
+    }
+
+    /// The Monday of ISO week `YYYY-Www` (week 1 holds the year's first Thursday).
+    static func isoWeekStart(_ text: String) -> CivilDateTime? {
+        let upper = text.uppercased()
+        let parts = upper.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 4, let year = Int(parts[0]), parts[1].hasPrefix("W"),
+            parts[1].count == 3, let week = Int(parts[1].dropFirst()), week >= 1
+        else { return nil }
+        let january4 = CivilDateTime(year: year, month: 1, day: 4)
+        let firstMonday = january4.adding(days: 1 - january4.isoWeekday)
+        let monday = firstMonday.adding(days: (week - 1) * 7)
+        // A year has 53 weeks only when week 53's Thursday is still in it.
+        guard monday.adding(days: 3).year == year else { return nil }
+        return monday
+    }
+}

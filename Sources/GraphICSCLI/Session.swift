@@ -1,0 +1,122 @@
+import Foundation
+import GraphICS
+import ICalBridge
+
+/// The options shared by every command that talks to Microsoft Graph.
+struct ConnectionOptions {
+    var graphURL: String?
+    var authority: String?
+    var user: String?
+    var verbose: Bool
+
+    /// Valued options (canonical names) to merge into a command's own table.
+    static let valued: [String: String] = [
+        "--graph-url": "--graph-url", "--authority": "--authority", "--user": "--user",
+    ]
+    static let flags: [String: String] = ["-v": "--verbose", "--verbose": "--verbose"]
+
+    /// The lines of a command's help that describe these options.
+    static let help = """
+          --user UPN          Work on another user's mailbox: app-only sign-in with the client
+                              secret in GRAPH_ICS_CLIENT_SECRET or GRAPH_ICS_CLIENT_SECRET_FILE.
+          --graph-url URL     Microsoft Graph endpoint (GRAPH_ICS_GRAPH_URL), for national clouds.
+          --authority URL     Sign-in authority (GRAPH_ICS_AUTHORITY).
+          -v, --verbose       Log each request to stderr (method, path, status, request-id; never
+                              a token).
+        """
+
+    init(_ parsed: Arguments) throws(UsageError) {
+        graphURL = try parsed.value("--graph-url")
+        authority = try parsed.value("--authority")
+        user = try parsed.value("--user")
+        verbose = parsed.flag("--verbose")
+        if user == "" { throw UsageError("--user needs a user principal name (name@contoso.com)") }
+    }
+
+    init(graphURL: String? = nil, authority: String? = nil, user: String? = nil, verbose: Bool = false) {
+        self.graphURL = graphURL
+        self.authority = authority
+        self.user = user
+        self.verbose = verbose
+    }
+}
+
+/// A signed-in connection to one mailbox: configuration, libcurl transport, token source and Graph client.
+struct Session {
+    let configuration: AuthConfiguration
+    let transport: CurlTransport
+    let client: GraphClient
+
+    /// Opens the session a command needs: reads the configuration (flags first, then `GRAPH_ICS_*`),
+    /// chooses the token source (`GRAPH_ICS_ACCESS_TOKEN`, app-only with `--user`, or the saved sign-in)
+    /// and creates the client for `/me` or `/users/{upn}`.
+    static func open(
+        _ options: ConnectionOptions,
+        need: AccessNeed,
+        terminal: Terminal,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Session {
+        let configuration = try AuthConfiguration.fromEnvironment(
+            environment, authority: options.authority, graphURL: options.graphURL)
+        let transport = CurlTransport()
+        let tokens = try TokenSourceFactory.make(
+            need: need, user: options.user, configuration: configuration, environment: environment,
+            transport: transport)
+        let log: (@Sendable (String) -> Void)? = options.verbose ? { @Sendable line in terminal.note(line) } : nil
+        let client = GraphClient(
+            baseURL: configuration.graphBaseURL,
+            mailbox: options.user.map { .user($0) } ?? .me,
+            transport: transport,
+            tokens: tokens,
+            log: log
+        )
+        return Session(configuration: configuration, transport: transport, client: client)
+    }
+
+    /// The zone dates and times are read and shown in: `--tz` when given, else the mailbox's own zone
+    /// (Windows or IANA name), else UTC with a warning.
+    func mailboxZone(override: ResolvedZone?, terminal: Terminal) throws -> ResolvedZone {
+        if let override { return override }
+        let settings = try client.mailboxSettings()
+        if let name = settings.timeZone, case .resolved(let zone, _) = ZoneResolver.resolve(name) {
+            return zone
+        }
+        let what = settings.timeZone.map { "'\($0)', which graph-ics does not know" } ?? "no time zone"
+        terminal.warning("the mailbox has \(what); using UTC (give one with --tz)")
+        return .utc
+    }
+}
+
+/// Turns what the fetch layer throws into one sentence and the exit status of the CLI contract.
+enum FetchFailure {
+    static func failure(_ error: any Error) -> CommandFailure? {
+        switch error {
+        case let error as AuthError:
+            switch error.code {
+            case .transport: return CommandFailure(.unavailable, error.description)
+            case .storeFailure: return CommandFailure(.ioError, error.description)
+            case .insecureConfiguration, .invalidConfiguration: return CommandFailure(.usage, error.description)
+            default: return CommandFailure(.notSignedIn, error.description)
+            }
+        case let error as GraphError:
+            let status: ExitStatus
+            switch error.kind {
+            case .unauthorized: status = .notSignedIn
+            case .unavailable: status = .unavailable
+            case .temporary: status = .temporaryFailure
+            case .notFound: status = .inputMissing
+            case .badRequest: status = .badInput
+            case .other: status = .unavailable
+            }
+            return CommandFailure(status, error.description)
+        case let error as CurlError:
+            switch error.code {
+            case .insecureURL, .invalidRequest: return CommandFailure(.usage, error.description)
+            case .timedOut: return CommandFailure(.temporaryFailure, error.description)
+            default: return CommandFailure(.unavailable, error.description)
+            }
+        default:
+            return nil
+        }
+    }
+}
