@@ -47,7 +47,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GraphICSCLITests",
-            dependencies: ["GraphICSCLI", "GraphStandIn"]
+            dependencies: ["GraphICSCLI", "GraphICS", "GraphStandIn"]
         ),
     ],
     swiftLanguageModes: [.v6]

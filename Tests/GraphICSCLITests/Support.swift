@@ -166,6 +166,7 @@ func graphICS(
     _ arguments: [String],
     stdin: StandardInput = .null,
     in directory: URL? = nil,
+    environment extra: [String: String] = [:],
     timeout: Double = defaultTimeout
 ) throws -> ProcessResult {
     let binary = try #require(
@@ -178,6 +179,11 @@ func graphICS(
     if let directory { process.currentDirectoryURL = directory }
     var environment = ProcessInfo.processInfo.environment
     environment["NO_COLOR"] = "1"
+    // A developer's own sign-in or Graph settings must never leak into a test run.
+    for name in environment.keys where name.hasPrefix("GRAPH_ICS_") && name != "GRAPH_ICS_BINARY" {
+        environment[name] = nil
+    }
+    environment.merge(extra) { _, new in new }
     process.environment = environment
 
     let outputPipe = Pipe()
