@@ -156,7 +156,6 @@ extension GraphClient {
                 attempts[request.id] = tries
                 let response = HTTPResponse(status: answer.status, headers: answer.headers.map { ($0.key, $0.value) })
                 let time = now()
-                holdIfAsked(response, now: time)
                 if RetryPolicy.retryableStatuses.contains(answer.status), innerRepeatable(request),
                     let delay = retry.delay(
                         afterAttempt: tries, response: response, error: nil, now: time,
@@ -223,7 +222,22 @@ extension GraphClient {
         body.append(contentsOf: "]}".utf8)
         let repeatable = requests.allSatisfy(innerRepeatable)
         let response = try perform(
-            HTTPRequest(method: "POST", url: url("/$batch"), body: body), operation: operation, repeatable: repeatable)
+            HTTPRequest(method: "POST", url: url("/$batch"), body: body), operation: operation, repeatable: repeatable
+        ) { [self] envelope in
+            // Inner 429s hold every thread of the client now, before this batch's permit is released.
+            guard envelope.status == 200,
+                let object = try? JSONSerialization.jsonObject(with: envelope.body) as? [String: Any],
+                let responses = object["responses"] as? [[String: Any]]
+            else { return }
+            let time = now()
+            for item in responses {
+                guard let status = (item["status"] as? NSNumber)?.intValue, [429, 503].contains(status) else {
+                    continue
+                }
+                let headers = (item["headers"] as? [String: Any] ?? [:]).map { ($0.key, "\($0.value)") }
+                holdIfAsked(HTTPResponse(status: status, headers: headers), now: time)
+            }
+        }
         guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
             let responses = object["responses"] as? [[String: Any]]
         else {

@@ -231,7 +231,18 @@ public final class GraphClient: Sendable {
     ///
     /// Returns a 2xx response; throws ``GraphError`` for any other final answer or failure, and
     /// `AuthError` from the token source unchanged.
-    func perform(_ original: HTTPRequest, operation: String, repeatable: Bool? = nil) throws -> HTTPResponse {
+    ///
+    /// - Parameters:
+    ///   - repeatable: overrides the policy's `isRetryable(request:)` (a `$batch` is repeatable only when
+    ///     every request inside it is).
+    ///   - inspect: runs on every response while the limiter permit is still held, so that a `Retry-After`
+    ///     inside it (a `$batch`'s inner 429) holds the other threads before any of them can send.
+    func perform(
+        _ original: HTTPRequest,
+        operation: String,
+        repeatable: Bool? = nil,
+        inspect: ((HTTPResponse) -> Void)? = nil
+    ) throws -> HTTPResponse {
         var request = original
         request.setHeader("Accept", "application/json")
         request.setHeader("Prefer", Self.preferences)
@@ -248,7 +259,7 @@ public final class GraphClient: Sendable {
         while true {
             attempt += 1
             request.setHeader("Authorization", "Bearer " + token)
-            let outcome = attemptOnce(request, attempt: attempt, waitForGate: waitForGate)
+            let outcome = attemptOnce(request, attempt: attempt, waitForGate: waitForGate, inspect: inspect)
             waitForGate = true
             var response: HTTPResponse?
             var failure: (any Error)?
@@ -269,7 +280,6 @@ public final class GraphClient: Sendable {
                 failure = error
             }
             let time = now()
-            if let response { holdIfAsked(response, now: time) }
             // A connection that could not be made sent nothing: even a create may go again.
             let allowed = retryable || (failure as? CurlError)?.code == .couldNotConnect
             if allowed,
@@ -300,9 +310,14 @@ public final class GraphClient: Sendable {
 
     /// One try: waits out a throttle (unless the caller has just slept its own retry delay), takes a
     /// permit, sends. If Graph asked to wait while this thread waited for its permit, the permit goes back
-    /// and the thread waits once more.
-    private func attemptOnce(_ request: HTTPRequest, attempt: Int, waitForGate: Bool) -> Result<HTTPResponse, any Error>
-    {
+    /// and the thread waits once more. A `Retry-After` in the answer holds the other threads before the
+    /// permit is released.
+    private func attemptOnce(
+        _ request: HTTPRequest,
+        attempt: Int,
+        waitForGate: Bool,
+        inspect: ((HTTPResponse) -> Void)?
+    ) -> Result<HTTPResponse, any Error> {
         let clock = ContinuousClock()
         var checks = waitForGate ? 2 : 0
         while true {
@@ -311,9 +326,12 @@ public final class GraphClient: Sendable {
                 if checks > 1, throttle.remaining() != nil { return nil }
                 let sent = clock.now
                 let outcome = Result { try transport.send(request) }
-                if let log {
-                    log(Self.logLine(request, outcome, duration: sent.duration(to: clock.now), attempt: attempt))
+                let duration = sent.duration(to: clock.now)
+                if case .success(let response) = outcome {
+                    holdIfAsked(response, now: now())
+                    inspect?(response)
                 }
+                if let log { log(Self.logLine(request, outcome, duration: duration, attempt: attempt)) }
                 return outcome
             }
             if let outcome { return outcome }
