@@ -547,6 +547,15 @@ struct EventDecoder {
             guard let placedEnd = place(end, context: &context) else { return false }
             endInstant = placedEnd.instant
             endZone = placedEnd.graphZone
+        } else if var end = time(ICAL_DTEND_PROPERTY, in: component) {
+            // RFC 5545 wants DTEND of DTSTART's type; a date here means the midnight that starts that day,
+            // in the start's zone.
+            context.warning("DTEND is a date but DTSTART has a time; the event ends at midnight starting that day")
+            end.isDate = false
+            end.isUTC = start.isUTC
+            end.tzid = start.tzid
+            guard let placedEnd = place(end, context: &context) else { return false }
+            endInstant = placedEnd.instant
         } else if let durationProperty = icalcomponent_get_first_property(component, ICAL_DURATION_PROPERTY) {
             let duration = icalproperty_get_duration(durationProperty)
             let sign = duration.is_neg != 0 ? -1 : 1

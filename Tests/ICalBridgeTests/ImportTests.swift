@@ -45,6 +45,23 @@ import Testing
         #expect(try instant(payload.end) - instant(payload.start) == 8 * 3600)
     }
 
+    @Test("a timed event whose DTEND is a date ends at the midnight starting that day, with a warning")
+    func dateEndOfTimedEvent() throws {
+        let plan = try plan(
+            event(
+                """
+                UID:mixed-1
+                SUMMARY:Workshop
+                DTSTART;TZID=Europe/Berlin:20261201T180000
+                DTEND;VALUE=DATE:20261203
+                """))
+        let payload = try #require(plan.events.first?.payload)
+        #expect(payload.isAllDay == false)
+        #expect(payload.end?.dateTime == "2026-12-03T00:00:00")
+        #expect(try instant(payload.end) - instant(payload.start) == 30 * 3600)
+        #expect(plan.diagnostics.contains { $0.severity == .warning && $0.message.contains("DTEND is a date") })
+    }
+
     @Test("ticket-safe by default: organizer and attendees go into the body, not into attendees")
     func ticketSafe() throws {
         let lines = """
