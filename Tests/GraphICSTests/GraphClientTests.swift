@@ -465,6 +465,21 @@ private func client(
         #expect(cancel == ["Comment": "Sorry"])
     }
 
+    @Test func instancesArePagedBetweenTheGivenInstants() throws {
+        let graph = ScriptedGraph { _, _ in json(200, ["value": [["id": "occ1"], ["id": "occ2"]]]) }
+        let start = Date(timeIntervalSince1970: 1_772_409_600)  // 2026-03-02T00:00:00Z
+        var pages: [Data] = []
+        try client(graph, mailbox: .user("ada@example.com")).instances(
+            seriesMasterID: "AAMk-series=", start: start, end: start.addingTimeInterval(86_400), pageSize: 5000
+        ) { pages.append($0) }
+        #expect(pages.count == 1)
+        let url = try #require(graph.requests.first?.url)
+        #expect(url.path == "/v1.0/users/ada@example.com/events/AAMk-series=/instances")
+        #expect(query(url, "startDateTime") == "2026-03-02T00:00:00Z")
+        #expect(query(url, "endDateTime") == "2026-03-03T00:00:00Z")
+        #expect(query(url, "$top") == "1000")
+    }
+
     @Test func batchAnswersAreMatchedByIdAndThrottledInnerRequestsRetried() throws {
         let attempts = Attempts()
         let graph = ScriptedGraph { request, _ in
