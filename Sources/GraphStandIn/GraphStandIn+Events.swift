@@ -190,46 +190,19 @@ extension GraphStandIn {
     /// Fills the properties Graph always returns on an event, keeping those already present.
     static func fillDefaults(_ fields: inout [String: Any], owner: StandInUser, start: When, end: When, now: Date) {
         let stamp = utcStamp(now)
-        let defaults: [String: Any] = [
+        let varying: [String: Any] = [
             "createdDateTime": stamp,
             "lastModifiedDateTime": stamp,
             "changeKey": randomToken(length: 22),
-            "categories": [String](),
-            "transactionId": NSNull(),
             "originalStartTimeZone": start.zone,
             "originalEndTimeZone": end.zone,
             "iCalUId": "040000008200E00074C5B7101A82E00800000000" + randomHex(bytes: 24),
-            "reminderMinutesBeforeStart": 15,
-            "isReminderOn": true,
-            "hasAttachments": false,
-            "subject": "",
-            "bodyPreview": "",
-            "importance": "normal",
-            "sensitivity": "normal",
-            "isCancelled": false,
-            "isOrganizer": true,
-            "responseRequested": true,
-            "showAs": "busy",
-            "isOnlineMeeting": false,
-            "onlineMeetingProvider": "unknown",
-            "onlineMeetingUrl": NSNull(),
-            "onlineMeeting": NSNull(),
-            "allowNewTimeProposals": true,
-            "isDraft": false,
-            "hideAttendees": false,
-            "recurrence": NSNull(),
-            "webLink": "https://outlook.office365.com/owa/?itemid=stand-in&exvsurl=1&path=/calendar/item",
-            "responseStatus": ["response": "organizer", "time": "0001-01-01T00:00:00Z"],
-            "body": ["contentType": "html", "content": ""],
-            "location": [
-                "displayName": "", "locationType": "default", "uniqueIdType": "unknown", "address": [String: Any](),
-                "coordinates": [String: Any](),
-            ] as [String: Any],
-            "locations": [[String: Any]](),
-            "attendees": [[String: Any]](),
             "organizer": ["emailAddress": ["name": owner.displayName, "address": owner.mail]],
         ]
-        for (key, value) in defaults where fields[key] == nil {
+        for (key, value) in varying where fields[key] == nil {
+            fields[key] = value
+        }
+        for (key, value) in constantDefaults where fields[key] == nil {
             fields[key] = value
         }
         if (fields["bodyPreview"] as? String ?? "").isEmpty, let body = fields["body"] as? [String: Any],
@@ -240,8 +213,49 @@ extension GraphStandIn {
         }
     }
 
+    /// The properties every event has, with the values Graph gives them when a payload leaves them out.
+    nonisolated(unsafe) static let constantDefaults: [String: Any] = [
+        "categories": [String](),
+        "transactionId": NSNull(),
+        "reminderMinutesBeforeStart": 15,
+        "isReminderOn": true,
+        "hasAttachments": false,
+        "subject": "",
+        "bodyPreview": "",
+        "importance": "normal",
+        "sensitivity": "normal",
+        "isCancelled": false,
+        "isOrganizer": true,
+        "responseRequested": true,
+        "showAs": "busy",
+        "isOnlineMeeting": false,
+        "onlineMeetingProvider": "unknown",
+        "onlineMeetingUrl": NSNull(),
+        "onlineMeeting": NSNull(),
+        "allowNewTimeProposals": true,
+        "isDraft": false,
+        "hideAttendees": false,
+        "recurrence": NSNull(),
+        "webLink": "https://outlook.office365.com/owa/?itemid=stand-in&exvsurl=1&path=/calendar/item",
+        "responseStatus": ["response": "organizer", "time": "0001-01-01T00:00:00Z"],
+        "body": ["contentType": "html", "content": ""],
+        "location": [
+            "displayName": "", "locationType": "default", "uniqueIdType": "unknown", "address": [String: Any](),
+            "coordinates": [String: Any](),
+        ] as [String: Any],
+        "locations": [[String: Any]](),
+        "attendees": [[String: Any]](),
+    ]
+
     static func randomHex(bytes count: Int) -> String {
-        (0..<count).map { _ in String(format: "%02X", Int.random(in: 0...255)) }.joined()
+        let digits = Array("0123456789ABCDEF")
+        var text = ""
+        text.reserveCapacity(count * 2)
+        for byte in random.bytes(count) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 15)])
+        }
+        return text
     }
 
     // MARK: Rendering
@@ -423,9 +437,9 @@ extension GraphStandIn {
         guard let found else {
             return graphError(404, "ErrorItemNotFound", "The specified object was not found in the store.", context)
         }
-        let items = found.map { renderForCall($0, call, context) }
         return page(
-            items, call, context, defaultTop: 10, maxTop: 1000, contextPath: "Collection(microsoft.graph.event)")
+            count: found.count, render: { found[$0].map { renderForCall($0, call, context) } },
+            call, context, defaultTop: 10, maxTop: 1000, contextPath: "Collection(microsoft.graph.event)")
     }
 
     func serveInstances(_ route: GraphRoute, eventID: String, _ call: GraphCall, _ context: RequestContext)
@@ -445,9 +459,9 @@ extension GraphStandIn {
         guard let found else {
             return graphError(404, "ErrorItemNotFound", "The specified object was not found in the store.", context)
         }
-        let items = found.map { renderForCall($0, call, context) }
         return page(
-            items, call, context, defaultTop: 10, maxTop: 1000, contextPath: "Collection(microsoft.graph.event)")
+            count: found.count, render: { found[$0].map { renderForCall($0, call, context) } },
+            call, context, defaultTop: 10, maxTop: 1000, contextPath: "Collection(microsoft.graph.event)")
     }
 
     // MARK: Listing and lookup
@@ -487,9 +501,9 @@ extension GraphStandIn {
         guard let found else {
             return graphError(404, "ErrorItemNotFound", "The specified object was not found in the store.", context)
         }
-        let items = found.map { renderForCall($0, call, context) }
         return page(
-            items, call, context, defaultTop: 10, maxTop: 1000, contextPath: "Collection(microsoft.graph.event)")
+            count: found.count, render: { found[$0].map { renderForCall($0, call, context) } },
+            call, context, defaultTop: 10, maxTop: 1000, contextPath: "Collection(microsoft.graph.event)")
     }
 
     /// The predicate of a supported `$filter`, nil for anything else.

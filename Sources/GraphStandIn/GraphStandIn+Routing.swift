@@ -232,6 +232,16 @@ extension GraphStandIn {
         _ items: [[String: Any]], _ call: GraphCall, _ context: RequestContext, defaultTop: Int, maxTop: Int,
         contextPath: String
     ) -> LoopbackHTTPServer.Response {
+        page(
+            count: items.count, render: { Array(items[$0]) }, call, context, defaultTop: defaultTop, maxTop: maxTop,
+            contextPath: contextPath)
+    }
+
+    /// Like `page(_:…)`, rendering only the items of the page (`render` gets their index range).
+    func page(
+        count: Int, render: (Range<Int>) -> [[String: Any]], _ call: GraphCall, _ context: RequestContext,
+        defaultTop: Int, maxTop: Int, contextPath: String
+    ) -> LoopbackHTTPServer.Response {
         var top = defaultTop
         if let raw = call.query["$top"] {
             guard let value = Int(raw), value >= 0 else {
@@ -252,13 +262,13 @@ extension GraphStandIn {
             }
             offset = stored
         }
-        let end = min(items.count, offset + top)
-        let slice = offset < end ? Array(items[offset..<end]) : []
+        let end = min(count, offset + top)
+        let slice = offset < end ? render(offset..<end) : []
         var body: [String: Any] = [
             "@odata.context": baseURL + "/$metadata#\(contextPath)",
             "value": slice.map { select($0, call) },
         ]
-        if end < items.count && top > 0 {
+        if end < count && top > 0 {
             let token = Self.randomToken(length: 24)
             locked { $0.skipTokens[token] = end }
             body["@odata.nextLink"] = nextLink(call, skipToken: token)

@@ -482,12 +482,14 @@ public final class GraphStandIn: @unchecked Sendable {
         return response
     }
 
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) for the `Date` header.
     static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = utc
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
+        let time = GraphDateTime(date, in: utc)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[time.weekday]), \(two(time.day)) \(months[time.month - 1]) \(time.year) "
+            + "\(two(time.hour)):\(two(time.minute)):\(two(time.second)) GMT"
     }
 
     // MARK: - Answers
@@ -498,9 +500,7 @@ public final class GraphStandIn: @unchecked Sendable {
 
     /// A JSON answer with Graph's content type.
     func graphJSON(_ status: Int, _ object: Any) -> LoopbackHTTPServer.Response {
-        guard JSONSerialization.isValidJSONObject(object),
-            let body = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])
-        else {
+        guard let body = Self.jsonData(object) else {
             return .text(500, "stand-in produced a value that is not JSON")
         }
         return LoopbackHTTPServer.Response(
@@ -537,17 +537,23 @@ public final class GraphStandIn: @unchecked Sendable {
 
     /// A Graph-like opaque identifier (URL-safe base64 with Exchange's `AAMkA` prefix).
     static func newItemID(prefix: String = "AAMkAGI2") -> String {
-        var bytes = [UInt8](repeating: 0, count: 48)
-        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-        let base64 = Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-        return prefix + base64 + "="
+        // 48 random bytes as URL-safe base64 (64 characters), like Exchange's REST ids.
+        let bytes = random.bytes(48)
+        var text = prefix
+        text.reserveCapacity(prefix.count + 65)
+        var index = 0
+        while index < bytes.count {
+            let word = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            for shift in [18, 12, 6, 0] { text.append(tokenAlphabet[Int((word >> UInt32(shift)) & 63)]) }
+            index += 3
+        }
+        return text + "="
     }
+
+    private static let tokenAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
     /// A random opaque string for tokens and codes.
     static func randomToken(length: Int = 40) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-        return String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] })
+        String(random.bytes(length).map { tokenAlphabet[Int($0 & 63)] })
     }
 }

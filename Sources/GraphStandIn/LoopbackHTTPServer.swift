@@ -18,7 +18,8 @@ import Foundation
 /// requests are answered with 400 and the connection is closed.
 ///
 /// Thread-safety: every public member may be used from any thread; the counters are read under a lock.
-/// `stop()` closes the listener and every open connection without waiting for handler threads.
+/// `stop()` closes the listener and every open connection without waiting for handler threads. The server
+/// runs until `stop()` is called (its threads keep it alive), so tests stop it when done.
 public final class LoopbackHTTPServer: @unchecked Sendable {
     /// One parsed request as the handler sees it.
     public struct Request: Sendable {
@@ -245,8 +246,9 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         lock.withLock {
             guard !stopped else { return }
             stopped = true
+            // Wakes the accept loop, which closes the listener itself: closing it here could hand its number
+            // to a socket another thread opens while the loop is about to call accept() again.
             _ = shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
             for fd in openConnections {
                 _ = shutdown(fd, Int32(SHUT_RDWR))
             }
@@ -264,11 +266,15 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     #endif
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
-                if errno == EINTR && !isStopped { continue }
-                return
+                let code = errno
+                if isStopped || code == EINVAL || code == EBADF { return }
+                // Interrupted, aborted by the peer, or out of descriptors for a moment: keep accepting.
+                if code != EINTR { usleep(1000) }
+                continue
             }
             let connectionID: Int? = lock.withLock {
                 if stopped { return nil }

@@ -1,0 +1,708 @@
+import Foundation
+import GraphStandIn
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A minimal HTTP/1.1 client over one POSIX socket, so the stand-in is proven without graph-ics's transport.
+final class RawHTTPConnection {
+    struct Response {
+        var status: Int
+        var headers: [(name: String, value: String)]
+        var body: Data
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+        }
+
+        var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            Glibc.close(fd)
+            throw Failure(description: "connect failed")
+        }
+    }
+
+    deinit {
+        Glibc.close(fd)
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress.map { $0 + sent }, raw.count - sent, Int32(MSG_NOSIGNAL))
+            }
+            guard count > 0 else { throw Failure(description: "send failed") }
+            sent += count
+        }
+    }
+
+    func send(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: Data? = nil, close: Bool = false
+    ) throws {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        if close { head += "Connection: close\r\n" }
+        head += "\r\n"
+        try write(Array(head.utf8) + Array(body ?? Data()))
+    }
+
+    /// Reads one more chunk; false at end of stream.
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer += chunk[0..<count]
+        return true
+    }
+
+    /// True when the server closed the connection (nothing more to read).
+    func isClosedByPeer() -> Bool {
+        buffer.isEmpty && !fill()
+    }
+
+    func readResponse() throws -> Response {
+        var headEnd: Int?
+        while headEnd == nil {
+            if let range = findCRLFCRLF() {
+                headEnd = range
+            } else if !fill() {
+                throw Failure(description: "connection closed before a response head")
+            }
+        }
+        guard let end = headEnd else { throw Failure(description: "no head") }
+        let head = String(decoding: buffer[0..<end], as: UTF8.self)
+        buffer.removeFirst(end + 4)
+        let lines = head.components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failure(description: "bad status line \(lines[0])")
+        }
+        var headers: [(name: String, value: String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        let length =
+            headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? 0
+        while buffer.count < length {
+            guard fill() else { throw Failure(description: "connection closed inside a body") }
+        }
+        let body = Data(buffer[0..<length])
+        buffer.removeFirst(length)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    private func findCRLFCRLF() -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        for index in 0...(buffer.count - 4)
+        where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    /// One request on a fresh connection.
+    static func request(
+        port: Int, _ method: String, _ target: String, headers: [(String, String)] = [], body: Data? = nil
+    ) throws -> Response {
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send(method, target, headers: headers, body: body, close: true)
+        return try connection.readResponse()
+    }
+}
+
+/// A stand-in with one user and a token, plus shortcuts for requests against it.
+struct StandInFixture {
+    let standIn: GraphStandIn
+    let token: String
+
+    init(mailboxTimeZone: String? = "W. Europe Standard Time") throws {
+        standIn = try GraphStandIn()
+        standIn.addUser(
+            id: "user-1", displayName: "Adele Vance", mail: "adele@contoso.example", mailboxTimeZone: mailboxTimeZone)
+        token = standIn.issueAccessToken()
+    }
+
+    var port: Int { standIn.server.port }
+
+    /// A request to `/v1.0` + `path` with the bearer token; absolute URLs are used as they are.
+    func call(
+        _ method: String, _ path: String, json: Any? = nil, headers: [(String, String)] = [], token: String? = nil
+    ) throws -> RawHTTPConnection.Response {
+        var target = path.hasPrefix("http://") ? path : "/v1.0" + path
+        if target.hasPrefix("http://"), let slash = target.dropFirst(7).firstIndex(of: "/") {
+            target = String(target[slash...])
+        }
+        var all = headers + [("Authorization", "Bearer \(token ?? self.token)")]
+        var body: Data?
+        if let json {
+            body = try JSONSerialization.data(withJSONObject: json)
+            all.append(("Content-Type", "application/json"))
+        }
+        return try RawHTTPConnection.request(port: port, method, target, headers: all, body: body)
+    }
+
+    func form(_ path: String, _ fields: [String: String]) throws -> RawHTTPConnection.Response {
+        let body = fields.map { "\($0.key)=\(encode($0.value))" }.joined(separator: "&")
+        return try RawHTTPConnection.request(
+            port: port, "POST", path, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Data(body.utf8))
+    }
+
+    func encode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    static func event(_ subject: String, _ start: String, _ end: String, zone: String = "UTC") -> [String: Any] {
+        [
+            "subject": subject, "start": ["dateTime": start, "timeZone": zone],
+            "end": ["dateTime": end, "timeZone": zone],
+        ]
+    }
+}
+
+@Suite struct GraphStandInTests {
+    // MARK: HTTP
+
+    @Test func keepAliveServesTwoRequestsOnOneConnection() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let connection = try RawHTTPConnection(port: fixture.port)
+        let auth = [("Authorization", "Bearer \(fixture.token)")]
+        try connection.send("GET", "/v1.0/me", headers: auth)
+        let first = try connection.readResponse()
+        try connection.send("GET", "/v1.0/me/mailboxSettings", headers: auth)
+        let second = try connection.readResponse()
+        #expect(first.status == 200)
+        #expect(first.json["displayName"] as? String == "Adele Vance")
+        #expect(second.status == 200)
+        #expect(second.json["timeZone"] as? String == "W. Europe Standard Time")
+        let connections = Set(fixture.standIn.requests.map(\.connectionID))
+        #expect(fixture.standIn.requests.count == 2)
+        #expect(connections.count == 1)
+    }
+
+    @Test func chunkedBodiesAndExpectContinueAreRead() throws {
+        let server = try LoopbackHTTPServer { request in
+            .respond(.text(200, String(decoding: request.body, as: UTF8.self)))
+        }
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.write(
+            Array(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+                    .utf8))
+        let chunked = try connection.readResponse()
+        #expect(String(decoding: chunked.body, as: UTF8.self) == "hello world")
+        try connection.write(
+            Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n".utf8))
+        let interim = try connection.readResponse()
+        #expect(interim.status == 100)
+        try connection.write(Array("abc".utf8))
+        let final = try connection.readResponse()
+        #expect(final.status == 200)
+        #expect(String(decoding: final.body, as: UTF8.self) == "abc")
+        #expect(server.requestCount == 2)
+    }
+
+    @Test func garbageIsAnswered400AndTheServerKeepsServing() throws {
+        let server = try LoopbackHTTPServer { _ in .respond(.text(200, "ok")) }
+        defer { server.stop() }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.write([0x00, 0xFF, 0x13, 0x37] + Array("\r\n\r\n".utf8))
+        let response = try connection.readResponse()
+        #expect(response.status == 400)
+        #expect(connection.isClosedByPeer())
+        let next = try RawHTTPConnection.request(port: server.port, "GET", "/fine")
+        #expect(next.status == 200)
+    }
+
+    @Test func injectedFaultsHitOnlyTheirPathAndOnlyOnce() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        fixture.standIn.injectFault(.closeConnection, forPathContaining: "/mailboxSettings")
+        let connection = try RawHTTPConnection(port: fixture.port)
+        try connection.send("GET", "/v1.0/me/mailboxSettings", headers: [("Authorization", "Bearer \(fixture.token)")])
+        #expect(throws: RawHTTPConnection.Failure.self) { try connection.readResponse() }
+        #expect(try fixture.call("GET", "/me").status == 200)
+        #expect(try fixture.call("GET", "/me/mailboxSettings").status == 200)
+    }
+
+    // MARK: Graph headers, errors and time zones
+
+    @Test func answersCarryRequestIDsAndErrorsHaveGraphsShape() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let response = try fixture.call("GET", "/me/calendarView", headers: [("client-request-id", "abc-123")])
+        #expect(response.status == 400)
+        #expect(response.header("client-request-id") == "abc-123")
+        let requestID = try #require(response.header("request-id"))
+        #expect(UUID(uuidString: requestID) != nil)
+        #expect(response.header("Content-Type")?.hasPrefix("application/json;odata.metadata=minimal") == true)
+        let error = try #require(response.json["error"] as? [String: Any])
+        #expect(error["code"] as? String == "ErrorInvalidParameter")
+        let inner = try #require(error["innerError"] as? [String: Any])
+        #expect(inner["request-id"] as? String == requestID)
+        #expect(inner["client-request-id"] as? String == "abc-123")
+        #expect(inner["date"] is String)
+        let missing = try fixture.call("GET", "/me/events/nope")
+        #expect(missing.status == 404)
+        #expect(missing.errorCode == "ErrorItemNotFound")
+    }
+
+    @Test func preferredTimeZoneShiftsTimesAndIsReportedApplied() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        try fixture.standIn.addEvent(StandInFixture.event("Standup", "2026-12-01T08:00:00", "2026-12-01T08:30:00"))
+        let range = "?startDateTime=2026-12-01T00:00:00Z&endDateTime=2026-12-02T00:00:00Z"
+        let utc = try fixture.call("GET", "/me/calendarView" + range)
+        let utcEvent = try #require((utc.json["value"] as? [[String: Any]])?.first)
+        #expect((utcEvent["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-01T08:00:00.0000000")
+        #expect((utcEvent["start"] as? [String: Any])?["timeZone"] as? String == "UTC")
+        #expect(utc.header("Preference-Applied") == nil)
+        for zone in ["Europe/Berlin", "W. Europe Standard Time"] {
+            let shifted = try fixture.call(
+                "GET", "/me/calendarView" + range, headers: [("Prefer", "outlook.timezone=\"\(zone)\"")])
+            let event = try #require((shifted.json["value"] as? [[String: Any]])?.first)
+            #expect((event["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-01T09:00:00.0000000")
+            #expect((event["end"] as? [String: Any])?["timeZone"] as? String == zone)
+            #expect(shifted.header("Preference-Applied")?.contains("outlook.timezone=\"\(zone)\"") == true)
+        }
+    }
+
+    @Test func textBodyPreferenceStripsHTML() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        var json = StandInFixture.event("Talk", "2026-12-01T08:00:00", "2026-12-01T09:00:00")
+        json["body"] = ["contentType": "html", "content": "<html><body><p>Room &amp; <b>time</b></p></body></html>"]
+        let id = try fixture.standIn.addEvent(json)
+        let text = try fixture.call(
+            "GET", "/me/events/\(id)", headers: [("Prefer", "outlook.body-content-type=\"text\"")])
+        #expect((text.json["body"] as? [String: Any])?["contentType"] as? String == "text")
+        #expect((text.json["body"] as? [String: Any])?["content"] as? String == "Room & time")
+        #expect(text.header("Preference-Applied")?.contains("outlook.body-content-type") == true)
+    }
+
+    // MARK: Paging
+
+    @Test func pagingWithTop1000Over2500EventsReturnsEachExactlyOnce() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let from = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let ids = try fixture.standIn.addEvents(count: 2500, from: from, to: from.addingTimeInterval(7 * 86_400))
+        var next: String? =
+            "/me/calendarView?startDateTime=2027-01-01T00:00:00Z&endDateTime=2027-01-08T00:00:00Z&$top=1000"
+        var seen: [String] = []
+        var pages = 0
+        var lastStart = ""
+        while let target = next {
+            let page = try fixture.call("GET", target)
+            #expect(page.status == 200)
+            let value = try #require(page.json["value"] as? [[String: Any]])
+            for event in value {
+                let start = (event["start"] as? [String: Any])?["dateTime"] as? String ?? ""
+                #expect(start >= lastStart)
+                lastStart = start
+            }
+            seen += value.compactMap { $0["id"] as? String }
+            next = page.json["@odata.nextLink"] as? String
+            if let link = next {
+                #expect(link.hasPrefix(fixture.standIn.baseURL + "/me/calendarView?"))
+                #expect(link.contains("startDateTime=2027-01-01T00:00:00Z"))
+                #expect(link.contains("skiptoken="))
+            }
+            pages += 1
+        }
+        #expect(pages == 3)
+        #expect(seen.count == 2500)
+        #expect(Set(seen) == Set(ids))
+    }
+
+    @Test func topDefaultsToTenAndIsCappedAt1000() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let from = Date(timeIntervalSince1970: 1_798_761_600)
+        try fixture.standIn.addEvents(count: 1200, from: from, to: from.addingTimeInterval(86_400))
+        let range = "/me/calendarView?startDateTime=2027-01-01T00:00:00&endDateTime=2027-01-02T00:00:00"
+        let first = try fixture.call("GET", range)
+        #expect((first.json["value"] as? [Any])?.count == 10)
+        let capped = try fixture.call("GET", range + "&$top=5000")
+        #expect((capped.json["value"] as? [Any])?.count == 1000)
+        #expect(capped.json["@odata.nextLink"] is String)
+        let forged = try fixture.call("GET", range + "&$skiptoken=made-up")
+        #expect(forged.status == 400)
+    }
+
+    @Test func calendarViewListsOccurrencesButNotTheirMaster() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        var master = StandInFixture.event("Series", "2026-12-01T08:00:00", "2026-12-01T09:00:00")
+        master["type"] = "seriesMaster"
+        master["id"] = "master-1"
+        try fixture.standIn.addEvent(master)
+        for day in 1...3 {
+            var occurrence = StandInFixture.event(
+                "Series", "2026-12-0\(day)T08:00:00", "2026-12-0\(day)T09:00:00")
+            occurrence["type"] = day == 2 ? "exception" : "occurrence"
+            occurrence["seriesMasterId"] = "master-1"
+            try fixture.standIn.addEvent(occurrence)
+        }
+        let view = try fixture.call(
+            "GET", "/me/calendarView?startDateTime=2026-12-01T00:00:00Z&endDateTime=2026-12-03T00:00:00Z")
+        let types = (view.json["value"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+        #expect(types == ["occurrence", "exception"])
+        let instances = try fixture.call(
+            "GET", "/me/events/master-1/instances?startDateTime=2026-12-01T00:00:00Z&endDateTime=2026-12-31T00:00:00Z")
+        #expect((instances.json["value"] as? [Any])?.count == 3)
+        #expect(try fixture.call("GET", "/me/events/master-1").json["type"] as? String == "seriesMaster")
+    }
+
+    // MARK: Throttling
+
+    @Test func throttledRequestsCarryRetryAfterAndEarlyRetriesAreCounted() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        fixture.standIn.throttleEvery = 2
+        fixture.standIn.retryAfter = .milliseconds(200)
+        #expect(try fixture.call("GET", "/me").status == 200)
+        let throttled = try fixture.call("GET", "/me")
+        #expect(throttled.status == 429)
+        #expect(throttled.header("Retry-After") == "0.2")
+        #expect(throttled.errorCode == "TooManyRequests")
+        let early = try fixture.call("GET", "/me")
+        #expect(early.status == 429)
+        #expect(fixture.standIn.retryAfterViolations == 1)
+        usleep(250_000)
+        fixture.standIn.throttleEvery = nil
+        #expect(try fixture.call("GET", "/me").status == 200)
+        #expect(fixture.standIn.retryAfterViolations == 1)
+    }
+
+    @Test func moreThanFourRequestsInFlightForOneMailboxAreThrottled() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        fixture.standIn.latency = .milliseconds(150)
+        fixture.standIn.retryAfter = nil
+        let statuses = Statuses()
+        let group = DispatchGroup()
+        for _ in 0..<6 {
+            group.enter()
+            let thread = Thread {
+                let status = (try? fixture.call("GET", "/me/calendars"))?.status ?? -1
+                statuses.append(status)
+                group.leave()
+            }
+            thread.start()
+        }
+        group.wait()
+        #expect(statuses.all.filter { $0 == 200 }.count == 4)
+        #expect(statuses.all.filter { $0 == 429 }.count == 2)
+        #expect(fixture.standIn.maxInFlightPerMailbox == 4)
+    }
+
+    // MARK: Batching
+
+    @Test func batchPartsAreRoutedAndAnsweredById() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let batch: [String: Any] = [
+            "requests": [
+                ["id": "1", "method": "GET", "url": "/me"],
+                [
+                    "id": "2", "method": "POST", "url": "/me/events", "headers": ["Content-Type": "application/json"],
+                    "body": StandInFixture.event("Batched", "2026-12-01T10:00:00", "2026-12-01T11:00:00"),
+                ],
+                ["id": "3", "method": "GET", "url": "me/events/missing"],
+            ]
+        ]
+        let response = try fixture.call("POST", "/$batch", json: batch)
+        #expect(response.status == 200)
+        let parts = try #require(response.json["responses"] as? [[String: Any]])
+        #expect(parts.compactMap { $0["id"] as? String } == ["3", "2", "1"])
+        var statuses: [String: Int] = [:]
+        for part in parts { statuses[part["id"] as? String ?? ""] = part["status"] as? Int }
+        #expect(statuses == ["1": 200, "2": 201, "3": 404])
+        let created = try #require(parts.first { $0["id"] as? String == "2" }?["body"] as? [String: Any])
+        #expect(created["subject"] as? String == "Batched")
+        #expect(fixture.standIn.operations.filter(\.viaBatch).count == 3)
+
+        let tooMany: [String: Any] = ["requests": (1...21).map { ["id": "\($0)", "method": "GET", "url": "/me"] }]
+        #expect(try fixture.call("POST", "/$batch", json: tooMany).status == 400)
+    }
+
+    @Test func throttledBatchPartsGetTheirOwn429() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        fixture.standIn.throttleEvery = 3
+        fixture.standIn.retryAfter = .milliseconds(50)
+        let batch: [String: Any] = ["requests": (1...3).map { ["id": "\($0)", "method": "GET", "url": "/me"] }]
+        let response = try fixture.call("POST", "/$batch", json: batch)
+        #expect(response.status == 200)
+        let parts = try #require(response.json["responses"] as? [[String: Any]])
+        let throttled = parts.filter { $0["status"] as? Int == 429 }
+        #expect(throttled.count == 1)
+        #expect((throttled.first?["headers"] as? [String: Any])?["Retry-After"] as? String == "0.05")
+        #expect(fixture.standIn.retryAfterViolations == 0)
+    }
+
+    // MARK: Writes
+
+    @Test func aRepeatedTransactionIdReturnsTheFirstEvent() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        var payload = StandInFixture.event(
+            "Concert", "2026-12-05T19:00:00", "2026-12-05T22:00:00", zone: "Europe/Berlin")
+        payload["transactionId"] = "uid-42"
+        let first = try fixture.call("POST", "/me/events", json: payload)
+        let second = try fixture.call("POST", "/me/events", json: payload)
+        #expect(first.status == 201)
+        #expect(second.status == 201)
+        #expect(first.json["id"] as? String == second.json["id"] as? String)
+        #expect(fixture.standIn.eventCount == 1)
+        #expect(first.json["originalStartTimeZone"] as? String == "Europe/Berlin")
+        #expect((first.json["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-05T18:00:00.0000000")
+    }
+
+    @Test func eventsAreFoundByTheirExtendedProperty() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let propertyID = "String {66f5a359-4659-4830-9070-00047ec6ac6e} Name GraphIcsUid"
+        var payload = StandInFixture.event("Train", "2026-12-05T07:00:00", "2026-12-05T09:00:00")
+        payload["singleValueExtendedProperties"] = [["id": propertyID, "value": "ticket-7@rail.example"]]
+        #expect(try fixture.call("POST", "/me/events", json: payload).status == 201)
+        try fixture.standIn.addEvent(StandInFixture.event("Other", "2026-12-05T07:00:00", "2026-12-05T09:00:00"))
+
+        func lookup(_ value: String) throws -> [[String: Any]] {
+            let filter = "singleValueExtendedProperties/Any(ep: ep/id eq '\(propertyID)' and ep/value eq '\(value)')"
+            let expand = "singleValueExtendedProperties($filter=id eq '\(propertyID)')"
+            let response = try fixture.call(
+                "GET", "/me/events?$filter=\(fixture.encode(filter))&$expand=\(fixture.encode(expand))")
+            #expect(response.status == 200)
+            return response.json["value"] as? [[String: Any]] ?? []
+        }
+        let found = try lookup("ticket-7@rail.example")
+        #expect(found.count == 1)
+        #expect(found.first?["subject"] as? String == "Train")
+        let expanded = found.first?["singleValueExtendedProperties"] as? [[String: Any]]
+        #expect(expanded?.first?["value"] as? String == "ticket-7@rail.example")
+        #expect(try lookup("ticket-8@rail.example").isEmpty)
+        let plain = try fixture.call("GET", "/me/events")
+        #expect((plain.json["value"] as? [[String: Any]])?.first?["singleValueExtendedProperties"] == nil)
+    }
+
+    @Test func onlyEventsWithAttendeesSendInvitations() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        #expect(
+            try fixture.call(
+                "POST", "/me/events", json: StandInFixture.event("Ticket", "2026-12-05T19:00:00", "2026-12-05T21:00:00")
+            ).status == 201)
+        #expect(fixture.standIn.sentInvitations.isEmpty)
+        var meeting = StandInFixture.event("Review", "2026-12-06T09:00:00", "2026-12-06T10:00:00")
+        meeting["attendees"] = [
+            ["type": "required", "emailAddress": ["address": "bob@contoso.example", "name": "Bob"]]
+        ]
+        let created = try fixture.call("POST", "/me/events", json: meeting)
+        #expect(fixture.standIn.sentInvitations == ["bob@contoso.example"])
+        let id = try #require(created.json["id"] as? String)
+        #expect(try fixture.call("POST", "/me/events/\(id)/cancel", json: ["comment": "off"]).status == 202)
+        #expect(fixture.standIn.sentCancellations == ["bob@contoso.example"])
+        #expect(try fixture.call("GET", "/me/events/\(id)").status == 404)
+    }
+
+    @Test func payloadsGraphWouldRefuseAreRefused() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        var unknown = StandInFixture.event("X", "2026-12-05T19:00:00", "2026-12-05T21:00:00")
+        unknown["uid"] = "beta-only"
+        #expect(try fixture.call("POST", "/me/events", json: unknown).errorCode == "RequestBodyRead")
+        let zone = StandInFixture.event("X", "2026-12-05T19:00:00", "2026-12-05T21:00:00", zone: "Mars/Olympus")
+        #expect(try fixture.call("POST", "/me/events", json: zone).errorCode == "TimeZoneNotSupportedException")
+        let backwards = StandInFixture.event("X", "2026-12-05T21:00:00", "2026-12-05T19:00:00")
+        #expect(try fixture.call("POST", "/me/events", json: backwards).errorCode == "ErrorPropertyValidationFailure")
+        var allDay = StandInFixture.event("X", "2026-12-05T10:00:00", "2026-12-06T00:00:00")
+        allDay["isAllDay"] = true
+        #expect(try fixture.call("POST", "/me/events", json: allDay).status == 400)
+        #expect(fixture.standIn.eventCount == 0)
+    }
+
+    @Test func aCreatedSeriesIsExpandedAndItsOccurrencesCanBeChanged() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        var series = StandInFixture.event(
+            "Weekly", "2026-11-30T09:00:00", "2026-11-30T09:30:00", zone: "W. Europe Standard Time")
+        series["recurrence"] = [
+            "pattern": ["type": "weekly", "interval": 1, "daysOfWeek": ["monday", "wednesday"]],
+            "range": ["type": "numbered", "startDate": "2026-11-30", "numberOfOccurrences": 4],
+        ]
+        let master = try fixture.call("POST", "/me/events", json: series)
+        let masterID = try #require(master.json["id"] as? String)
+        #expect(master.json["type"] as? String == "seriesMaster")
+        let window = "startDateTime=2026-11-01T00:00:00Z&endDateTime=2027-01-01T00:00:00Z"
+        let instances = try fixture.call("GET", "/me/events/\(masterID)/instances?\(window)")
+        let values = instances.json["value"] as? [[String: Any]] ?? []
+        let starts = values.compactMap { ($0["start"] as? [String: Any])?["dateTime"] as? String }
+        #expect(
+            starts == [
+                "2026-11-30T08:00:00.0000000", "2026-12-02T08:00:00.0000000", "2026-12-07T08:00:00.0000000",
+                "2026-12-09T08:00:00.0000000",
+            ])
+        let second = try #require(values[1]["id"] as? String)
+        let patched = try fixture.call("PATCH", "/me/events/\(second)", json: ["subject": "Moved"])
+        #expect(patched.json["type"] as? String == "exception")
+        let third = try #require(values[2]["id"] as? String)
+        #expect(try fixture.call("DELETE", "/me/events/\(third)").status == 204)
+        let view = try fixture.call("GET", "/me/calendarView?\(window)")
+        #expect(
+            (view.json["value"] as? [[String: Any]])?.compactMap { $0["subject"] as? String } == [
+                "Weekly", "Moved", "Weekly",
+            ])
+    }
+
+    // MARK: Authentication
+
+    @Test func tokenProblemsAreAnsweredLikeGraph() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let anonymous = try RawHTTPConnection.request(port: fixture.port, "GET", "/v1.0/me")
+        #expect(anonymous.status == 401)
+        #expect(anonymous.errorCode == "InvalidAuthenticationToken")
+        #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+        #expect(try fixture.call("GET", "/me", token: "forged").status == 401)
+
+        let readOnly = fixture.standIn.issueAccessToken(scopes: ["User.Read", "Calendars.Read"])
+        let write = StandInFixture.event("X", "2026-12-05T19:00:00", "2026-12-05T21:00:00")
+        let denied = try fixture.call("POST", "/me/events", json: write, token: readOnly)
+        #expect(denied.status == 403)
+        #expect(denied.errorCode == "ErrorAccessDenied")
+        #expect(try fixture.call("GET", "/me/calendars", token: readOnly).status == 200)
+
+        let app = fixture.standIn.issueAppToken()
+        #expect(try fixture.call("GET", "/me", token: app).status == 400)
+        #expect(try fixture.call("GET", "/users/adele@contoso.example/calendars", token: app).status == 200)
+
+        fixture.standIn.expireAccessTokens()
+        let expired = try fixture.call("GET", "/me")
+        #expect(expired.status == 401)
+        #expect(
+            (expired.json["error"] as? [String: Any])?["message"] as? String
+                == "Lifetime validation failed, the token is expired.")
+    }
+
+    @Test func deviceCodeFlowFollowsItsScriptAndRefreshTokensRotate() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        fixture.standIn.deviceCodeInterval = 0
+        fixture.standIn.slowDownIncrement = .milliseconds(100)
+        fixture.standIn.deviceCodeScript = [.authorizationPending, .slowDown, .success]
+        let start = try fixture.form(
+            "/common/oauth2/v2.0/devicecode", ["client_id": "cli", "scope": "Calendars.ReadWrite offline_access"])
+        #expect(start.status == 200)
+        let deviceCode = try #require(start.json["device_code"] as? String)
+        #expect(start.json["interval"] as? Int == 0)
+        #expect((start.json["message"] as? String)?.contains(start.json["user_code"] as? String ?? "?") == true)
+        let grant = "urn:ietf:params:oauth:grant-type:device_code"
+        func poll() throws -> RawHTTPConnection.Response {
+            try fixture.form(
+                "/common/oauth2/v2.0/token", ["grant_type": grant, "client_id": "cli", "device_code": deviceCode])
+        }
+        #expect(try poll().json["error"] as? String == "authorization_pending")
+        let slow = try poll()
+        #expect(slow.status == 400)
+        #expect(slow.json["error"] as? String == "slow_down")
+        #expect(slow.json["error_codes"] is [Int])
+        #expect(slow.json["correlation_id"] is String)
+        usleep(120_000)
+        let tokens = try poll()
+        #expect(tokens.status == 200)
+        #expect(tokens.json["token_type"] as? String == "Bearer")
+        #expect(fixture.standIn.devicePollTimes.count == 3)
+        #expect(fixture.standIn.devicePollIntervalViolations == 0)
+        let access = try #require(tokens.json["access_token"] as? String)
+        #expect(try fixture.call("GET", "/me/calendars", token: access).status == 200)
+        #expect(try poll().json["error"] as? String == "invalid_grant")
+
+        let refresh = try #require(tokens.json["refresh_token"] as? String)
+        let renewed = try fixture.form(
+            "/common/oauth2/v2.0/token", ["grant_type": "refresh_token", "client_id": "cli", "refresh_token": refresh])
+        let newRefresh = try #require(renewed.json["refresh_token"] as? String)
+        #expect(newRefresh != refresh)
+        let reused = try fixture.form(
+            "/common/oauth2/v2.0/token", ["grant_type": "refresh_token", "client_id": "cli", "refresh_token": refresh])
+        #expect(reused.json["error"] as? String == "invalid_grant")
+        fixture.standIn.revokeAllTokens()
+        let revoked = try fixture.form(
+            "/common/oauth2/v2.0/token",
+            ["grant_type": "refresh_token", "client_id": "cli", "refresh_token": newRefresh])
+        #expect(revoked.json["error"] as? String == "invalid_grant")
+    }
+
+    @Test func clientCredentialsNeedTheRightSecretAndDefaultScope() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        fixture.standIn.registerApp(clientID: "daemon", secret: "s3cret")
+        let path = "/contoso.example/oauth2/v2.0/token"
+        let scope = "https://graph.microsoft.com/.default"
+        let good = try fixture.form(
+            path,
+            ["grant_type": "client_credentials", "client_id": "daemon", "client_secret": "s3cret", "scope": scope])
+        #expect(good.status == 200)
+        let token = try #require(good.json["access_token"] as? String)
+        #expect(try fixture.call("GET", "/users/user-1/mailboxSettings", token: token).status == 200)
+        let wrong = try fixture.form(
+            path, ["grant_type": "client_credentials", "client_id": "daemon", "client_secret": "nope", "scope": scope])
+        #expect(wrong.json["error"] as? String == "invalid_client")
+        let badScope = try fixture.form(
+            path,
+            [
+                "grant_type": "client_credentials", "client_id": "daemon", "client_secret": "s3cret",
+                "scope": "Calendars.Read",
+            ])
+        #expect(badScope.json["error"] as? String == "invalid_scope")
+    }
+}
+
+/// Thread-safe collection of statuses from parallel requests.
+final class Statuses: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int] = []
+
+    func append(_ value: Int) { lock.withLock { values.append(value) } }
+    var all: [Int] { lock.withLock { values } }
+}
