@@ -242,7 +242,9 @@ struct CalendarsCommand: Command {
         }
         let width = min(40, calendars.map { ($0.name ?? "").count }.max() ?? 0)
         for calendar in calendars {
-            let name = (calendar.name ?? "(no name)").padding(toLength: max(width, 4), withPad: " ", startingAt: 0)
+            // Pad short names into a column, but never cut a long one: it must work with --calendar as shown.
+            let label = calendar.name ?? "(no name)"
+            let name = label.count >= width ? label : label.padding(toLength: width, withPad: " ", startingAt: 0)
             let flags = [
                 calendar.isDefaultCalendar == true ? "default" : "",
                 calendar.canEdit == false ? "read-only" : "",

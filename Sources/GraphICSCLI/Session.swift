@@ -96,6 +96,11 @@ enum FetchFailure {
             case .transport: return CommandFailure(.unavailable, error.description)
             case .storeFailure: return CommandFailure(.ioError, error.description)
             case .insecureConfiguration, .invalidConfiguration: return CommandFailure(.usage, error.description)
+            case .notSignedIn, .tokenRejected, .insufficientScope, .invalidGrant, .declined, .deviceCodeExpired,
+                .badVerificationCode:
+                // The message says what to do (sign in again); the identity platform's own text (AADSTS code,
+                // trace and correlation ids, timestamp) would make it several sentences.
+                return CommandFailure(.notSignedIn, error.message)
             default: return CommandFailure(.notSignedIn, error.description)
             }
         case let error as GraphError:
