@@ -284,7 +284,8 @@ extension GraphStandIn {
             return decoded != "$skiptoken" && decoded != "$skip"
         }
         let query = (kept + ["%24skiptoken=\(skipToken)"]).joined(separator: "&")
-        return server.baseURL + call.rawPath + "?" + query
+        let origin = locked { $0.nextLinkOrigin } ?? server.baseURL
+        return origin + call.rawPath + "?" + query
     }
 
     /// Keeps only the `$select`ed properties (plus `id` and OData annotations); everything without `$select`.

@@ -144,6 +144,13 @@ public final class GraphStandIn: @unchecked Sendable {
         set { locked { $0.rejectUnknownEventProperties = newValue } }
     }
 
+    /// The scheme, host and port put in front of `@odata.nextLink`s (default: the stand-in's own,
+    /// `http://127.0.0.1:PORT`); set another origin to prove graph-ics refuses a nextLink to a foreign host.
+    public var nextLinkOrigin: String? {
+        get { locked { $0.nextLinkOrigin } }
+        set { locked { $0.nextLinkOrigin = newValue } }
+    }
+
     /// Queues a one-shot fault: the next `times` HTTP requests whose target or decoded path contains
     /// `fragment` get `action` instead of their normal answer (closed connection, garbage, a truncated body,
     /// a 500 or 503, a slow answer, …). Faults are consumed in the order they were queued.
@@ -206,6 +213,7 @@ public final class GraphStandIn: @unchecked Sendable {
         var requireAuthentication = true
         var reorderBatchResponses = true
         var rejectUnknownEventProperties = true
+        var nextLinkOrigin: String?
 
         var faults: [Fault] = []
         /// Opaque `$skiptoken` → offset into the collection it pages.
