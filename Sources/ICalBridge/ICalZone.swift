@@ -48,13 +48,27 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     /// The instants whose wall-clock time in this zone is `local`, earliest first: none in a gap (spring
     /// forward), two in a fold (fall back), one otherwise.
     public func instants(forLocal local: CivilDateTime) -> [Int64] {
-        WallClock.instants(forLocal: local, utcOffset: utcOffset(at:))
+        if let single = singleInstant(forLocal: local) { return [single] }
+        return WallClock.instants(forLocal: local, utcOffset: utcOffset(at:))
+    }
+
+    /// The instant of `local` when no change of offset lies within a day either side (nearly always): one
+    /// offset then covers it, and the general search is not needed.
+    private func singleInstant(forLocal local: CivilDateTime) -> Int64? {
+        let asUTC = local.secondsSinceEpoch
+        let from = asUTC - 26 * 3600
+        let to = asUTC + 26 * 3600
+        // Looking up both ends loads the spans hasChange reads.
+        let offset = utcOffset(at: from)
+        _ = utcOffset(at: to)
+        return offsets.hasChange(between: from, and: to) ? nil : asUTC - Int64(offset)
     }
 
     /// The instant a reader following RFC 5545 takes for `local` in this zone: the earlier one in a fold,
     /// and in a gap the time shifted forward by the gap's length (RFC 5545 §3.3.5).
     public func instant(forLocal local: CivilDateTime) -> Int64 {
-        WallClock.instant(forLocal: local, utcOffset: utcOffset(at:))
+        if let single = singleInstant(forLocal: local) { return single }
+        return WallClock.instant(forLocal: local, utcOffset: utcOffset(at:))
     }
 
     /// Whether `instant` can be written as local time with this zone's TZID and be read back as the same

@@ -24,7 +24,7 @@ extension ImportPlan {
             results[slice] = Result {
                 for index in min(slice * perSlice, events.count)..<min((slice + 1) * perSlice, events.count) {
                     if index > 0 { bytes += Array(",\n    ".utf8) }
-                    try encoder.encode(AnnotatedEvent(events[index]), into: &bytes)
+                    try encoder.write(into: &bytes) { sink in try AnnotatedEvent(events[index]).write(to: sink) }
                 }
                 return bytes
             }
@@ -40,11 +40,26 @@ extension ImportPlan {
         return Data(output)
     }
 
-    private struct AnnotatedEvent: Encodable {
+    /// One planned event as written: its payload and the annotations. Written field by field (`write(to:)`);
+    /// its `Encodable` conformance says the same through the generic path, and a test holds the two together.
+    struct AnnotatedEvent: Encodable {
         let event: PlannedEvent
 
         init(_ event: PlannedEvent) {
             self.event = event
+        }
+
+        /// The payload's fields, then the annotations, as one object.
+        func write(to sink: JSONStreamEncoder.Sink) throws {
+            var fields = JSONFields(opening: sink)
+            try event.payload.writeFields(&fields)
+            if !event.followUps.isEmpty {
+                try fields.value("@graph-ics.followUps", event.followUps.map(FollowUpJSON.init))
+            }
+            fields.string("@graph-ics.method", event.method)
+            if event.isCancelled { fields.bool("@graph-ics.cancelled", true) }
+            fields.int("@graph-ics.sequence", event.sequence)
+            fields.close()
         }
 
         func encode(to encoder: any Encoder) throws {

@@ -22,6 +22,15 @@ struct JSONStreamEncoder {
         try sink.write(value)
     }
 
+    /// Appends what `body` writes into a sink set up like this encoder.
+    func write(into output: inout [UInt8], _ body: (Sink) throws -> Void) throws {
+        let sink = Sink(pretty: pretty)
+        sink.depth = depth
+        swap(&sink.bytes, &output)
+        defer { swap(&sink.bytes, &output) }
+        try body(sink)
+    }
+
     /// The JSON text of `value`.
     func encode<Value: Encodable>(_ value: Value) throws -> Data {
         var output: [UInt8] = []
