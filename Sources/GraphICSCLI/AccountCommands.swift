@@ -120,7 +120,11 @@ struct LogoutCommand: Command {
         let configuration = try AuthConfiguration.fromEnvironment(tenant: tenant, clientID: clientID)
         let store = TokenStore(configuration: configuration)
         var removed = 0
-        for account in try store.list() {
+        if tenant == nil && clientID == nil {
+            // By file name: a damaged token file must not stop a logout.
+            removed = try store.deleteAll()
+        }
+        for account in tenant == nil && clientID == nil ? [] : try store.list() {
             if let tenant, tenant.lowercased() != account.tenant.lowercased() { continue }
             if let clientID, clientID.lowercased() != account.clientID.lowercased() { continue }
             if try store.delete(accountKey: account.accountKey) { removed += 1 }

@@ -101,7 +101,9 @@ enum FetchFailure {
                 // The message says what to do (sign in again); the identity platform's own text (AADSTS code,
                 // trace and correlation ids, timestamp) would make it several sentences.
                 return CommandFailure(.notSignedIn, error.message)
-            default: return CommandFailure(.notSignedIn, error.description)
+            case .server, .malformedResponse:
+                // The sign-in service answered, but not as OAuth says: a service problem, not the user's.
+                return CommandFailure(.unavailable, error.description)
             }
         case let error as GraphError:
             let status: ExitStatus
