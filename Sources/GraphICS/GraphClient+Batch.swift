@@ -138,9 +138,11 @@ extension GraphClient {
         var final: [String: BatchResponse] = [:]
         var attempts: [String: Int] = [:]
         var pending = requests
+        var waitedOut: Int?
         let started = ContinuousClock.now
         while !pending.isEmpty {
-            let answers = try sendBatch(pending, operation: operation)
+            let (answers, held) = try sendBatch(pending, operation: operation, waitedOut: waitedOut)
+            waitedOut = nil
             var next: [BatchRequest] = []
             var wait: Duration?
             var progressed = false
@@ -175,7 +177,10 @@ extension GraphClient {
                 break
             }
             pending = next
-            if let wait, !pending.isEmpty { sleep(wait) }
+            if let wait, !pending.isEmpty {
+                sleep(wait)
+                waitedOut = held  // the wait is at least every inner Retry-After of that batch
+            }
         }
         return try requests.map { request in
             guard let answer = final[request.id] else {
@@ -191,8 +196,13 @@ extension GraphClient {
         return retry.isRetryable(request: HTTPRequest(method: request.method, url: url, body: request.body))
     }
 
-    /// POSTs one `$batch` whose requests form a serial chain; returns the answers by lower-cased id.
-    private func sendBatch(_ requests: [BatchRequest], operation: String) throws -> [String: BatchResponse] {
+    /// POSTs one `$batch` whose requests form a serial chain; returns the answers by lower-cased id, and
+    /// the throttle hold its inner `Retry-After`s set, if any.
+    private func sendBatch(
+        _ requests: [BatchRequest],
+        operation: String,
+        waitedOut: Int?
+    ) throws -> (answers: [String: BatchResponse], held: Int?) {
         var body = Data(#"{"requests":["#.utf8)
         for (index, request) in requests.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
@@ -221,22 +231,28 @@ extension GraphClient {
         }
         body.append(contentsOf: "]}".utf8)
         let repeatable = requests.allSatisfy(innerRepeatable)
+        var held: Int?
         let response = try perform(
-            HTTPRequest(method: "POST", url: url("/$batch"), body: body), operation: operation, repeatable: repeatable
+            HTTPRequest(method: "POST", url: url("/$batch"), body: body), operation: operation, repeatable: repeatable,
+            waitedOut: waitedOut
         ) { [self] envelope in
             // Inner 429s hold every thread of the client now, before this batch's permit is released.
+            held = nil
             guard envelope.status == 200,
                 let object = try? JSONSerialization.jsonObject(with: envelope.body) as? [String: Any],
                 let responses = object["responses"] as? [[String: Any]]
-            else { return }
+            else { return nil }
             let time = now()
             for item in responses {
                 guard let status = (item["status"] as? NSNumber)?.intValue, [429, 503].contains(status) else {
                     continue
                 }
                 let headers = (item["headers"] as? [String: Any] ?? [:]).map { ($0.key, "\($0.value)") }
-                holdIfAsked(HTTPResponse(status: status, headers: headers), now: time)
+                if let generation = holdIfAsked(HTTPResponse(status: status, headers: headers), now: time) {
+                    held = generation
+                }
             }
+            return held
         }
         guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
             let responses = object["responses"] as? [[String: Any]]
@@ -259,7 +275,7 @@ extension GraphClient {
             }
             answers[id.lowercased()] = BatchResponse(id: id, status: status, headers: headers, body: data)
         }
-        return answers
+        return (answers, held)
     }
 
     /// `text` as a JSON string literal, quotes included.

@@ -235,13 +235,17 @@ public final class GraphClient: Sendable {
     /// - Parameters:
     ///   - repeatable: overrides the policy's `isRetryable(request:)` (a `$batch` is repeatable only when
     ///     every request inside it is).
+    ///   - waitedOut: the throttle hold (``ThrottleGate`` generation) the caller has already waited out,
+    ///     so the first attempt does not wait for it twice.
     ///   - inspect: runs on every response while the limiter permit is still held, so that a `Retry-After`
-    ///     inside it (a `$batch`'s inner 429) holds the other threads before any of them can send.
+    ///     inside it (a `$batch`'s inner 429) holds the other threads before any of them can send; returns
+    ///     the hold it set, if any.
     func perform(
         _ original: HTTPRequest,
         operation: String,
         repeatable: Bool? = nil,
-        inspect: ((HTTPResponse) -> Void)? = nil
+        waitedOut: Int? = nil,
+        inspect: ((HTTPResponse) -> Int?)? = nil
     ) throws -> HTTPResponse {
         var request = original
         request.setHeader("Accept", "application/json")
@@ -255,12 +259,12 @@ public final class GraphClient: Sendable {
         var token = try tokens.accessToken()
         var refreshed = false
         var attempt = 0
-        var waitForGate = true
+        var waited = waitedOut
         while true {
             attempt += 1
             request.setHeader("Authorization", "Bearer " + token)
-            let outcome = attemptOnce(request, attempt: attempt, waitForGate: waitForGate, inspect: inspect)
-            waitForGate = true
+            let (outcome, held) = attemptOnce(request, attempt: attempt, waitedOut: waited, inspect: inspect)
+            waited = nil
             var response: HTTPResponse?
             var failure: (any Error)?
             switch outcome {
@@ -288,7 +292,7 @@ public final class GraphClient: Sendable {
                     elapsed: started.duration(to: ContinuousClock.now))
             {
                 sleep(delay)
-                waitForGate = false  // the delay is at least what Graph asked for
+                waited = held  // the delay is at least what this answer's Retry-After asked for
                 continue
             }
             throw finalError(
@@ -300,42 +304,47 @@ public final class GraphClient: Sendable {
     /// The `Prefer` header of every request: times in UTC, bodies as text, immutable ids.
     static let preferences = #"outlook.timezone="UTC", outlook.body-content-type="text", IdType="ImmutableId""#
 
-    /// After a 429 or 503 with `Retry-After`, holds every request of this client for that long.
-    func holdIfAsked(_ response: HTTPResponse, now: Date) {
+    /// After a 429 or 503 with `Retry-After`, holds every request of this client for that long; returns
+    /// the hold's generation when this answer set or extended it.
+    @discardableResult
+    func holdIfAsked(_ response: HTTPResponse, now: Date) -> Int? {
         guard [429, 503].contains(response.status), let header = response.header("Retry-After"),
             let wait = RetryPolicy.retryAfter(header, now: now)
-        else { return }
-        throttle.hold(for: wait)
+        else { return nil }
+        return throttle.hold(for: wait)
     }
 
-    /// One try: waits out a throttle (unless the caller has just slept its own retry delay), takes a
-    /// permit, sends. If Graph asked to wait while this thread waited for its permit, the permit goes back
-    /// and the thread waits once more. A `Retry-After` in the answer holds the other threads before the
-    /// permit is released.
+    /// One try: waits out the throttle hold (unless it is the one `waitedOut` names), takes a permit, and
+    /// sends, unless the hold changed while this thread waited for its permit (then it gives the permit
+    /// back and waits again). A `Retry-After` in the answer holds the other threads before the permit is
+    /// released; returns the generation of that hold, if any.
     private func attemptOnce(
         _ request: HTTPRequest,
         attempt: Int,
-        waitForGate: Bool,
-        inspect: ((HTTPResponse) -> Void)?
-    ) -> Result<HTTPResponse, any Error> {
+        waitedOut: Int?,
+        inspect: ((HTTPResponse) -> Int?)?
+    ) -> (Result<HTTPResponse, any Error>, held: Int?) {
         let clock = ContinuousClock()
-        var checks = waitForGate ? 2 : 0
+        var waited = waitedOut
         while true {
-            if checks > 0, let wait = throttle.remaining() { sleep(wait) }
-            let outcome: Result<HTTPResponse, any Error>? = limiter.withPermit {
-                if checks > 1, throttle.remaining() != nil { return nil }
+            if let hold = throttle.remaining(unless: waited) {
+                sleep(hold.left)
+                waited = hold.generation
+            }
+            let outcome: (Result<HTTPResponse, any Error>, held: Int?)? = limiter.withPermit {
+                if throttle.remaining(unless: waited) != nil { return nil }
                 let sent = clock.now
                 let outcome = Result { try transport.send(request) }
                 let duration = sent.duration(to: clock.now)
+                var held: Int?
                 if case .success(let response) = outcome {
-                    holdIfAsked(response, now: now())
-                    inspect?(response)
+                    held = holdIfAsked(response, now: now())
+                    if let inner = inspect?(response) { held = max(held ?? inner, inner) }
                 }
                 if let log { log(Self.logLine(request, outcome, duration: duration, attempt: attempt)) }
-                return outcome
+                return (outcome, held)
             }
             if let outcome { return outcome }
-            checks -= 1
         }
     }
 
@@ -432,27 +441,40 @@ struct GraphCollection<Element: Decodable>: Decodable {
 }
 
 /// The instant before which a client sends nothing, after Graph asked it to wait (`Retry-After`).
+///
+/// Each extension of the hold gets a new generation number. A thread that has just slept its own retry
+/// delay (at least the `Retry-After` it set) passes that generation and goes on at once, unless another
+/// answer has extended the hold since: then it waits for the rest.
 final class ThrottleGate: @unchecked Sendable {
     private let lock = NSLock()
     private var until: ContinuousClock.Instant?
+    private var generation = 0
 
-    /// Sends nothing for `duration` from now (or longer, if an earlier answer asked for more).
-    func hold(for duration: Duration) {
+    /// Sends nothing for `duration` from now; returns the hold's generation if this extended it, `nil` if
+    /// an earlier answer already holds longer.
+    func hold(for duration: Duration) -> Int? {
         let end = ContinuousClock.now + duration
         lock.lock()
         defer { lock.unlock() }
-        if let until, until >= end { return }
+        if let until, until >= end { return nil }
         until = end
+        generation += 1
+        return generation
     }
 
-    /// How long is left to wait; `nil` when nothing holds.
-    func remaining() -> Duration? {
+    /// How long is left to wait and the hold's generation; `nil` when nothing holds, or when the hold is
+    /// the generation `waitedOut` (the caller has waited it out already).
+    func remaining(unless waitedOut: Int?) -> (left: Duration, generation: Int)? {
         lock.lock()
         defer { lock.unlock() }
         guard let until else { return nil }
         let left = ContinuousClock.now.duration(to: until)
-        if left <= .zero { self.until = nil }
-        return left > .zero ? left : nil
+        if left <= .zero {
+            self.until = nil
+            return nil
+        }
+        if generation == waitedOut { return nil }
+        return (left, generation)
     }
 }
 

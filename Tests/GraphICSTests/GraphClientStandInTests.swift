@@ -12,6 +12,21 @@ private final class TimedTransport: HTTPTransport, @unchecked Sendable {
         var received: ContinuousClock.Instant
         var status: Int?
         var retryAfter: String?
+        /// The answer to a `$batch`, read afterwards (not while the client waits for it).
+        var batchBody: Data?
+
+        /// The longest `Retry-After` of the throttled requests inside a `$batch` answer.
+        var innerRetryAfter: Double? {
+            guard let batchBody,
+                let object = try? JSONSerialization.jsonObject(with: batchBody) as? [String: Any]
+            else { return nil }
+            var longest: Double?
+            for item in object["responses"] as? [[String: Any]] ?? [] where item["status"] as? Int == 429 {
+                let text = (item["headers"] as? [String: String])?["Retry-After"] ?? ""
+                if let seconds = Double(text) { longest = max(longest ?? 0, seconds) }
+            }
+            return longest
+        }
     }
 
     private let inner: any HTTPTransport
@@ -28,12 +43,30 @@ private final class TimedTransport: HTTPTransport, @unchecked Sendable {
         let response = try? outcome.get()
         let attempt = Attempt(
             clientRequestID: request.header("client-request-id") ?? "", path: request.url.path, sent: sent,
-            received: ContinuousClock.now, status: response?.status, retryAfter: response?.header("Retry-After"))
+            received: ContinuousClock.now, status: response?.status, retryAfter: response?.header("Retry-After"),
+            batchBody: request.url.path.hasSuffix("/$batch") ? response?.body : nil)
         lock.withLock { recorded.append(attempt) }
         return try outcome.get()
     }
 
     var attempts: [Attempt] { lock.withLock { recorded } }
+
+    /// Requests of any thread that left while the client knew Graph had asked it to wait: more than 15 ms
+    /// (time for the answer to reach the client's throttle hold on a busy machine) after a 429 (plain or inside a `$batch`)
+    /// arrived, and before its Retry-After ran out. Requests that left before the client could know are
+    /// not the client's fault and are not counted (the stand-in's `retryAfterViolations` counts those too).
+    var sentWhileAskedToWait: Int {
+        let all = attempts
+        var count = 0
+        for throttled in all {
+            let asked = throttled.retryAfter.flatMap(Double.init) ?? throttled.innerRetryAfter
+            guard let asked else { continue }
+            let from = throttled.received.advanced(by: .milliseconds(15))
+            let until = throttled.received.advanced(by: .milliseconds(Int64(asked * 1000)))
+            count += all.filter { $0.sent > from && $0.sent < until }.count
+        }
+        return count
+    }
 
     /// Retries (same client-request-id) that left sooner after a 429 or 503 than its Retry-After allowed.
     var earlyRetries: Int {
@@ -118,6 +151,8 @@ private func eventIDs(_ page: Data) throws -> [String] {
         setup.standIn.latency = .milliseconds(20)
         setup.standIn.throttleEvery = 2
         setup.standIn.retryAfter = .milliseconds(50)
+        // No refusal above four: the stand-in then counts how many really ran at once.
+        setup.standIn.mailboxConcurrencyLimit = nil
 
         var ids: [String] = []
         var pages = 0
@@ -144,6 +179,8 @@ private func eventIDs(_ page: Data) throws -> [String] {
         setup.standIn.latency = .milliseconds(20)
         setup.standIn.throttleEvery = 7
         setup.standIn.retryAfter = .milliseconds(50)
+        // No refusal above four: the stand-in then counts how many really ran at once.
+        setup.standIn.mailboxConcurrencyLimit = nil
 
         // Sixteen threads each read 1¾ days: sixteen calendarView calls that all want to go at once.
         let slices = 16
@@ -174,6 +211,7 @@ private func eventIDs(_ page: Data) throws -> [String] {
         #expect(setup.limiter.maxObserved == 4)
         #expect(setup.standIn.throttledCount >= 1)
         #expect(setup.transport.earlyRetries == 0)
+        #expect(setup.transport.sentWhileAskedToWait == 0)
     }
 
     @Test func batchedCreatesKeepFourInFlightAndARerunCreatesNothingNew() throws {
@@ -181,6 +219,8 @@ private func eventIDs(_ page: Data) throws -> [String] {
         setup.standIn.latency = .milliseconds(5)
         setup.standIn.throttleEvery = 7
         setup.standIn.retryAfter = .milliseconds(50)
+        // No refusal above four: the stand-in then counts how many really ran at once.
+        setup.standIn.mailboxConcurrencyLimit = nil
         let requests = (0..<100).map { index in
             let start = monday.addingTimeInterval(Double(index) * 3600)
             let payload: [String: Any] = [
@@ -204,6 +244,7 @@ private func eventIDs(_ page: Data) throws -> [String] {
         #expect(setup.limiter.maxObserved <= 4)
         let envelopes = setup.standIn.requests.filter { $0.path.hasSuffix("/$batch") }
         #expect(envelopes.count >= 5)
+        #expect(setup.transport.sentWhileAskedToWait == 0)
 
         setup.standIn.throttleEvery = nil
         let again = try setup.client.batch(requests)
