@@ -35,6 +35,11 @@ public final class GraphStandIn: @unchecked Sendable {
         public var batchRequestID: String?
         /// The connection the request (or its `$batch` envelope) came on: equal ids mean a reused connection.
         public var connectionID: Int
+        /// The status answered (nil while the request is being served, or when a fault answered it without one).
+        public var status: Int?
+        /// True when the request came sooner after a 429 than its `Retry-After` allowed (see
+        /// `retryAfterViolations`).
+        public var violatedRetryAfter = false
 
         /// The first value of a header field, matched case-insensitively.
         public func header(_ name: String) -> String? {
@@ -167,8 +172,20 @@ public final class GraphStandIn: @unchecked Sendable {
     /// Every Graph operation handled: plain requests and each part of every `$batch`, in arrival order.
     public var operations: [RecordedRequest] { locked { $0.operations } }
 
-    /// Requests that came sooner after a 429 than its `Retry-After` allowed (per mailbox).
+    /// Requests that came sooner after a 429 than its `Retry-After` allowed.
+    ///
+    /// Throttling is per mailbox, as Graph's is per app and mailbox: after a 429 for a mailbox, every request
+    /// to that mailbox (from any thread of the client) must wait out the `Retry-After`; one that arrives
+    /// earlier is answered 429 again and counted here, unless it arrived within `retryAfterGrace` of the 429
+    /// (it was already on its way). Requests that were in flight when the 429 went out never count.
     public var retryAfterViolations: Int { locked { $0.retryAfterViolations } }
+
+    /// How soon after a 429 a request to the same mailbox still counts as already on its way rather than
+    /// as a violation (default 20 ms); it is refused with 429 either way.
+    public var retryAfterGrace: Duration {
+        get { locked { $0.retryAfterGrace } }
+        set { locked { $0.retryAfterGrace = newValue } }
+    }
 
     /// How many 429 answers were given (plain and inside `$batch`).
     public var throttledCount: Int { locked { $0.throttledCount } }
@@ -222,6 +239,7 @@ public final class GraphStandIn: @unchecked Sendable {
         /// Per mailbox: when the last 429 was sent and until when its Retry-After refuses requests.
         var refusedUntil: [String: (since: Date, until: Date)] = [:]
         var retryAfterViolations = 0
+        var retryAfterGrace: Duration = .milliseconds(20)
         var throttledCount = 0
         var mailboxInFlight: [String: Int] = [:]
         var maxInFlightPerMailbox = 0
@@ -240,8 +258,10 @@ public final class GraphStandIn: @unchecked Sendable {
             method: request.method, target: request.target, path: request.path, query: request.query,
             headers: request.headers, body: request.body, receivedAt: request.receivedAt, viaBatch: false,
             batchRequestID: nil, connectionID: request.connectionID)
+        var index = 0
         let fault: LoopbackHTTPServer.Action? = locked { state in
             state.requests.append(record)
+            index = state.requests.count - 1
             guard
                 let index = state.faults.firstIndex(where: {
                     request.target.contains($0.fragment) || request.path.contains($0.fragment)
@@ -252,7 +272,19 @@ public final class GraphStandIn: @unchecked Sendable {
             if state.faults[index].remaining <= 0 { state.faults.remove(at: index) }
             return action
         }
-        if let fault { return fault }
+        let action = fault ?? route(request)
+        let status: Int? =
+            switch action {
+            case .respond(let response), .delayed(_, let response): response.status
+            case .truncated(let response, _): response.status
+            case .closeConnection, .raw: nil
+            }
+        locked { $0.requests[index].status = status }
+        return action
+    }
+
+    /// Serves a request no fault took.
+    private func route(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Action {
 
         if request.path == "/v1.0/$batch" || request.path.lowercased() == "/v1.0/$batch" {
             return .respond(serveBatch(request))
@@ -387,12 +419,22 @@ public final class GraphStandIn: @unchecked Sendable {
             method: call.method, target: call.target, path: call.path, query: call.query,
             headers: call.headers, body: call.body, receivedAt: call.receivedAt, viaBatch: call.viaBatch,
             batchRequestID: call.batchRequestID, connectionID: call.connectionID)
-        locked { $0.operations.append(record) }
-        let response = serveAuthenticated(call, context)
+        let index = locked { state in
+            state.operations.append(record)
+            return state.operations.count - 1
+        }
+        var violated = false
+        let response = serveAuthenticated(call, context, violated: &violated)
+        locked { state in
+            state.operations[index].status = response.status
+            state.operations[index].violatedRetryAfter = violated
+        }
         return finish(response, context)
     }
 
-    private func serveAuthenticated(_ call: GraphCall, _ context: RequestContext) -> LoopbackHTTPServer.Response {
+    private func serveAuthenticated(_ call: GraphCall, _ context: RequestContext, violated: inout Bool)
+        -> LoopbackHTTPServer.Response
+    {
         let principal: Principal
         switch authenticate(call, context) {
         case .success(let found): principal = found
@@ -407,7 +449,7 @@ public final class GraphStandIn: @unchecked Sendable {
 
         // Throttling happens per mailbox, before any work.
         let mailbox = route.mailboxUserID
-        if let refusal = admit(mailbox: mailbox, at: call.receivedAt, context) { return refusal }
+        if let refusal = admit(mailbox: mailbox, at: call.receivedAt, context, violated: &violated) { return refusal }
         defer { release(mailbox: mailbox) }
         let delay = locked { $0.latency }
         if delay > .zero { sleep(for: delay) }
@@ -416,13 +458,20 @@ public final class GraphStandIn: @unchecked Sendable {
 
     /// Checks the refusal window, the every-Nth throttle and the mailbox's concurrency; on success the
     /// request holds one slot of its mailbox until `release`.
-    func admit(mailbox: String, at arrival: Date, _ context: RequestContext) -> LoopbackHTTPServer.Response? {
+    func admit(mailbox: String, at arrival: Date, _ context: RequestContext, violated: inout Bool)
+        -> LoopbackHTTPServer.Response?
+    {
         locked { state in
             let now = Date()
-            // A request that left the client after a 429 was sent, but before its Retry-After ran out.
+            // A request that left the client after a 429 was sent, but before its Retry-After ran out, is
+            // refused again; it is a violation unless it came so soon that it was on its way before the 429
+            // could have reached the client (`retryAfterGrace`).
             if let window = state.refusedUntil[mailbox], arrival >= window.since, arrival < window.until {
                 let until = window.until
-                state.retryAfterViolations += 1
+                if arrival >= window.since.addingTimeInterval(Self.seconds(state.retryAfterGrace)) {
+                    state.retryAfterViolations += 1
+                    violated = true
+                }
                 state.throttledCount += 1
                 let left = Duration.milliseconds(Int64(max(1, (until.timeIntervalSince(now) * 1000).rounded(.up))))
                 return throttled(

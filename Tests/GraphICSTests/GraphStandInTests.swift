@@ -405,10 +405,16 @@ struct StandInFixture {
         #expect(throttled.status == 429)
         #expect(throttled.header("Retry-After") == "0.2")
         #expect(throttled.errorCode == "TooManyRequests")
+        // Right after the 429 a request may already have been on its way: refused, not counted.
+        #expect(try fixture.call("GET", "/me").status == 429)
+        #expect(fixture.standIn.retryAfterViolations == 0)
+        usleep(40_000)
         let early = try fixture.call("GET", "/me")
         #expect(early.status == 429)
         #expect(fixture.standIn.retryAfterViolations == 1)
-        usleep(250_000)
+        #expect(fixture.standIn.operations.map(\.violatedRetryAfter) == [false, false, false, true])
+        #expect(fixture.standIn.requests.compactMap(\.status) == [200, 429, 429, 429])
+        usleep(200_000)
         fixture.standIn.throttleEvery = nil
         #expect(try fixture.call("GET", "/me").status == 200)
         #expect(fixture.standIn.retryAfterViolations == 1)
