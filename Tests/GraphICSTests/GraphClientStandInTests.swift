@@ -214,6 +214,39 @@ private func eventIDs(_ page: Data) throws -> [String] {
         #expect(setup.transport.sentWhileAskedToWait == 0)
     }
 
+    @Test func aNextLinkToAnotherHostIsNotFollowed() throws {
+        let setup = try Setup()
+        try setup.standIn.addEvents(count: 30, from: monday, to: monday.addingTimeInterval(7 * 86_400))
+        let foreign = try LoopbackHTTPServer { _ in .respond(.json(200, ["value": [Any]()])) }
+        defer { foreign.stop() }
+        setup.standIn.nextLinkOrigin = foreign.baseURL
+        var pages = 0
+        let error = try #require(throws: GraphError.self) {
+            try setup.client.calendarView(start: monday, end: monday.addingTimeInterval(7 * 86_400), pageSize: 10) {
+                _ in pages += 1
+            }
+        }
+        #expect(error.code == "foreignNextLink")
+        #expect(pages == 1)
+        #expect(foreign.requestCount == 0)
+    }
+
+    @Test func aDroppedConnectionAndAnUnavailableAnswerAreRetried() throws {
+        let setup = try Setup()
+        let seeded = try setup.standIn.addEvents(count: 5, from: monday, to: monday.addingTimeInterval(86_400))
+        var busy = LoopbackHTTPServer.Response.json(503, ["error": ["code": "ServiceUnavailable", "message": "busy"]])
+        busy.headers.append(("Retry-After", "0.05"))
+        setup.standIn.injectFault(.closeConnection, forPathContaining: "calendarView")
+        setup.standIn.injectFault(.respond(busy), forPathContaining: "calendarView")
+        var ids: [String] = []
+        try setup.client.calendarView(start: monday, end: monday.addingTimeInterval(86_400)) { ids += try eventIDs($0) }
+        #expect(Set(ids) == Set(seeded))
+        let attempts = setup.transport.attempts
+        #expect(attempts.map(\.status) == [nil, 503, 200])
+        #expect(attempts[1].received.duration(to: attempts[2].sent) >= .milliseconds(50))
+        #expect(Set(attempts.map(\.clientRequestID)).count == 1)
+    }
+
     @Test func batchedCreatesKeepFourInFlightAndARerunCreatesNothingNew() throws {
         let setup = try Setup()
         setup.standIn.latency = .milliseconds(5)
