@@ -105,14 +105,14 @@ import Testing
         let server = try Self.echoServer()
         defer { server.stop() }
         let body = Data(repeating: UInt8(ascii: "x"), count: 2 << 20)
-        let started = Date()
         let response = try CurlTransport().send(
             HTTPRequest(
                 method: "PUT", url: url(server, "/upload"), headers: [("Content-Type", "text/plain")], body: body))
         let echo = try Echo(response)
         #expect(echo.body.utf8.count == body.count)
+        // Without the header libcurl does not wait (up to a second) for a 100 Continue; timing it here would
+        // only measure the machine's load.
         #expect(echo.headers["expect"] == nil)
-        #expect(Date().timeIntervalSince(started) < 0.9)
     }
 
     @Test("4xx and 5xx are responses with their bodies, and redirects are not followed")
