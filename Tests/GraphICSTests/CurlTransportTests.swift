@@ -262,7 +262,8 @@ import Testing
             #expect(error.code == .connectionDropped, "\(path): \(error)")
             #expect(error.isConnectionFailure)
         }
-        #expect(Date().timeIntervalSince(started) < 2)
+        // Well under the 5 s timeout: the drop is noticed, not waited out (generous for a loaded machine).
+        #expect(Date().timeIntervalSince(started) < 4)
     }
 
     @Test("a refused connection is couldNotConnect")
@@ -289,7 +290,8 @@ import Testing
         let elapsed = Date().timeIntervalSince(started)
         #expect(error.code == .timedOut)
         #expect(error.isConnectionFailure)
-        #expect(elapsed >= 0.19 && elapsed < 1.5)
+        // The error itself proves the timeout fired (the server would answer after 2 s); it must not fire early.
+        #expect(elapsed >= 0.19)
     }
 
     @Test("https:// to a server that does not speak TLS fails as a TLS error, not as plain HTTP")
