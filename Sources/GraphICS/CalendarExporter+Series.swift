@@ -1,0 +1,95 @@
+import Foundation
+import ICalBridge
+
+// Series mode: the masters of the series calendarView showed, and the instances around missing occurrences.
+extension CalendarExporter {
+    /// The most master reads in flight at once (Graph's per-mailbox limit; the client's limiter enforces
+    /// it anyway).
+    static let masterReaders = 4
+
+    /// Fetches the master of every series the pages showed and hands each to `stream`, asking Graph for
+    /// a series' instances only when an occurrence of its pattern is missing from the range.
+    func completeSeries(
+        _ stream: GraphToICS.PageStream,
+        request: Request,
+        progress: ((Progress) -> Void)?
+    ) throws {
+        let ids = try stream.seriesAwaitingMaster()
+        guard !ids.isEmpty else { return }
+        let done = stream.progress
+        progress?(Progress(pages: done.pages, events: done.events, seriesRead: 0, seriesTotal: ids.count))
+        let masters = try fetchMasters(ids)
+        for (index, id) in ids.enumerated() {
+            try stream.addSeries(id: id, master: masters[id] ?? nil) { start, end, onPage in
+                try client.instances(
+                    seriesMasterID: id,
+                    start: Date(timeIntervalSince1970: TimeInterval(start)),
+                    end: Date(timeIntervalSince1970: TimeInterval(end)),
+                    pageSize: request.pageSize,
+                    onPage: onPage)
+            }
+            progress?(
+                Progress(pages: done.pages, events: done.events, seriesRead: index + 1, seriesTotal: ids.count))
+        }
+    }
+
+    /// `GET events/{id}` for each id, up to ``masterReaders`` at once. A master Graph no longer has (404)
+    /// is nil: its series is then exported as single occurrences. Any other failure is thrown (the first
+    /// one, after the reads under way have finished).
+    func fetchMasters(_ ids: [String]) throws -> [String: Data?] {
+        let work = MasterReads(ids: ids)
+        let group = DispatchGroup()
+        for _ in 0..<min(Self.masterReaders, ids.count) {
+            group.enter()
+            let thread = Thread { [client] in
+                defer { group.leave() }
+                while let id = work.next() {
+                    do {
+                        work.finish(id, .success(try client.event(id: id)))
+                    } catch let error as GraphError where error.kind == .notFound {
+                        work.finish(id, .success(nil))
+                    } catch {
+                        work.finish(id, .failure(error))
+                    }
+                }
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        group.wait()
+        return try work.results()
+    }
+}
+
+/// The ids still to read and what the reads gave, shared by the reading threads.
+private final class MasterReads: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [String]
+    private var found: [String: Data?] = [:]
+    private var failure: (any Error)?
+
+    init(ids: [String]) {
+        pending = ids.reversed()
+    }
+
+    /// The next id to read; nil when all are taken or a read failed.
+    func next() -> String? {
+        lock.withLock { failure == nil ? pending.popLast() : nil }
+    }
+
+    func finish(_ id: String, _ outcome: Result<Data?, any Error>) {
+        lock.withLock {
+            switch outcome {
+            case .success(let data): found[id] = .some(data)
+            case .failure(let error): if failure == nil { failure = error }
+            }
+        }
+    }
+
+    func results() throws -> [String: Data?] {
+        try lock.withLock {
+            if let failure { throw failure }
+            return found
+        }
+    }
+}
