@@ -601,6 +601,67 @@ struct StandInFixture {
             ])
     }
 
+    @Test func wallClockTimesInDSTGapsAndFoldsResolveLikeExchange() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        // 02:30 does not exist in Berlin on 2026-03-29 (moves forward to 03:30 CEST); on 2026-10-25 it exists
+        // twice (the first, CEST, wins).
+        let gap = try fixture.standIn.addEvent(
+            StandInFixture.event("Gap", "2026-03-29T02:30:00", "2026-03-29T04:00:00", zone: "W. Europe Standard Time"))
+        let fold = try fixture.standIn.addEvent(
+            StandInFixture.event("Fold", "2026-10-25T02:30:00", "2026-10-25T04:00:00", zone: "Europe/Berlin"))
+        let gapStart = (fixture.standIn.event(id: gap)?["start"] as? [String: Any])?["dateTime"] as? String
+        let foldStart = (fixture.standIn.event(id: fold)?["start"] as? [String: Any])?["dateTime"] as? String
+        #expect(gapStart == "2026-03-29T01:30:00.0000000")
+        #expect(foldStart == "2026-10-25T00:30:00.0000000")
+    }
+
+    @Test func payloadValuesComeBackWithTheirJSONTypes() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        var payload = StandInFixture.event("Typed", "2026-12-05T19:00:00", "2026-12-05T21:00:00")
+        payload["reminderMinutesBeforeStart"] = 0
+        payload["isReminderOn"] = true
+        payload["categories"] = ["Blue \"quoted\" \\ slash", "Grün"]
+        payload["location"] = ["displayName": "Hall", "coordinates": ["latitude": 52.37, "longitude": 4.9]]
+        let created = try fixture.call("POST", "/me/events", json: payload)
+        #expect(created.status == 201)
+        let id = try #require(created.json["id"] as? String)
+        let read = try fixture.call("GET", "/me/events/\(id)").json
+        #expect(read["reminderMinutesBeforeStart"] as? Int == 0)
+        #expect(read["isReminderOn"] as? Bool == true)
+        #expect(read["categories"] as? [String] == ["Blue \"quoted\" \\ slash", "Grün"])
+        let coordinates = (read["location"] as? [String: Any])?["coordinates"] as? [String: Any]
+        #expect(coordinates?["latitude"] as? Double == 52.37)
+    }
+
+    @Test func monthlySeriesFollowExchangesRules() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        func starts(_ pattern: [String: Any], _ first: String, count: Int) throws -> [String] {
+            var series = StandInFixture.event("M", "\(first)T10:00:00", "\(first)T11:00:00")
+            series["recurrence"] = [
+                "pattern": pattern,
+                "range": ["type": "numbered", "startDate": first, "numberOfOccurrences": count],
+            ]
+            let master = try fixture.call("POST", "/me/events", json: series)
+            let id = try #require(master.json["id"] as? String)
+            let instances = try fixture.call(
+                "GET", "/me/events/\(id)/instances?startDateTime=2026-01-01&endDateTime=2028-01-01&$top=50")
+            return (instances.json["value"] as? [[String: Any]] ?? []).compactMap {
+                ((($0["start"] as? [String: Any])?["dateTime"] as? String)?.prefix(10)).map(String.init)
+            }
+        }
+        // Day 31 falls on the last day of shorter months.
+        #expect(
+            try starts(["type": "absoluteMonthly", "interval": 1, "dayOfMonth": 31], "2027-01-31", count: 3)
+                == ["2027-01-31", "2027-02-28", "2027-03-31"])
+        #expect(
+            try starts(
+                ["type": "relativeMonthly", "interval": 1, "daysOfWeek": ["friday"], "index": "last"], "2027-01-01",
+                count: 3) == ["2027-01-29", "2027-02-26", "2027-03-26"])
+    }
+
     // MARK: Authentication
 
     @Test func tokenProblemsAreAnsweredLikeGraph() throws {
