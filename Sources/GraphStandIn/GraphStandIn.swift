@@ -19,6 +19,7 @@ import Foundation
 public final class GraphStandIn: @unchecked Sendable {
     /// One request as it reached the stand-in, for assertions.
     public struct RecordedRequest: Sendable {
+        /// The method as sent (upper-case for `$batch` parts).
         public var method: String
         /// Path and query as sent (for a `$batch` part: `/v1.0` plus the part's relative url).
         public var target: String
@@ -26,8 +27,12 @@ public final class GraphStandIn: @unchecked Sendable {
         public var path: String
         /// Decoded query parameters.
         public var query: [String: String]
+        /// Header fields in arrival order (a `$batch` part: its own headers plus the envelope's
+        /// `Authorization`).
         public var headers: [(name: String, value: String)]
+        /// The body as received (a `$batch` part: its `body` re-serialised as JSON).
         public var body: Data
+        /// When the request head was read (a `$batch` part: when its envelope's head was read).
         public var receivedAt: Date
         /// True for a request that arrived inside a `$batch` envelope.
         public var viaBatch: Bool
@@ -59,6 +64,7 @@ public final class GraphStandIn: @unchecked Sendable {
 
     /// A seeding mistake in a test (an event without a usable start or end, an unknown user or calendar).
     public struct SeedError: Error, CustomStringConvertible {
+        /// What was wrong with the seed.
         public var description: String
     }
 

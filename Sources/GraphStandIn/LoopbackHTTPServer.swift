@@ -40,6 +40,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         /// When the request head was read.
         public var receivedAt: Date
 
+        /// A request from its parts; `path` and `query` are derived from `target`.
         public init(
             method: String,
             target: String,
@@ -103,10 +104,14 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     /// One response to write. `Content-Length` is always computed by the server.
     public struct Response: Sendable {
+        /// The status code; the reason phrase is the server's.
         public var status: Int
+        /// Header fields to write (`Content-Length`, `Connection` and `Transfer-Encoding` are the server's).
         public var headers: [(name: String, value: String)]
+        /// The whole body (not written for 204 and 304).
         public var body: Data
 
+        /// A response from its parts.
         public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
             self.status = status
             self.headers = headers
@@ -224,8 +229,11 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     /// A socket call that failed while starting the server.
     public struct SocketError: Error, CustomStringConvertible {
+        /// The socket call that failed (`socket`, `bind`, `listen`, `getsockname`).
         public var call: String
+        /// Its `errno`.
         public var code: Int32
+        /// The call and `strerror`'s text.
         public var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
     }
 
