@@ -7,7 +7,7 @@ enum GraphICS {
     static var commands: [any Command.Type] {
         [
             ConvertCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self, CalendarsCommand.self,
-            AgendaCommand.self, AddCommand.self,
+            AgendaCommand.self, AddCommand.self, ExportCommand.self,
         ]
     }
 

@@ -1,0 +1,166 @@
+import Foundation
+import GraphICS
+import ICalBridge
+
+/// `graph-ics export`: a week (or any range of days) of a calendar as one `.ics` file or on stdout.
+struct ExportCommand: Command {
+    static let name = "export"
+    static let abstract = "Export a week (or any days) of a calendar to .ics."
+    static let help = """
+        Usage: graph-ics export [--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--user UPN]
+                                [--recurrence instances|series] [--tz ZONE] [-o FILE|-] [--verbose]
+
+        Reads the events of a week (this one unless told otherwise) from Microsoft Graph and writes
+        them as one iCalendar file: every event with its time zone (a VTIMEZONE for each zone used),
+        attendees, body, location, reminder and status. Graph's pages are converted as they arrive,
+        so memory stays small however many events there are.
+
+        The output is complete or absent: a file named with -o is written under a temporary name and
+        renamed when everything is in; on any failure (sign-in, Graph unavailable, disk full) no
+        partial file is left and an existing file of that name is untouched. Standard output gets
+        the calendar only when every page has been read. Progress (pages, events) is shown on
+        standard error when it is a terminal.
+
+        Options:
+        \(RangeOption.help)
+          --calendar NAME|ID  Export this calendar (see 'graph-ics calendars'); default calendar
+                              otherwise.
+          --recurrence HOW    instances (the default): every occurrence of a series is an event of
+                              its own, with a UID of its own (the series' UID, '-', and the
+                              occurrence's original start in UTC, e.g. …-20261202T080000Z).
+                              series: each series once, as its master with RRULE; changed
+                              occurrences as RECURRENCE-ID overrides, deleted ones as EXDATE.
+          --tz ZONE           Choose weeks and days in this zone (IANA such as Europe/Berlin, or
+                              Windows) instead of the mailbox's; events whose own zone Graph does
+                              not know are shown in it.
+          -o, --output FILE   Write to FILE ('-' for standard output, the default).
+        \(ConnectionOptions.help)
+          -h, --help          Show this help.
+
+        Examples:
+          graph-ics export -o this-week.ics
+          graph-ics export --week 2026-W49 --recurrence series -o week49.ics
+          graph-ics export --from 2026-12-01 --to 2027-01-01 --calendar Holidays -o december.ics
+          graph-ics export --week next -o - | khal import --batch -
+
+        Exit status: 0 ok, 1 some events could not be converted (the others are in the output),
+        64 usage, 65 Graph's answer was unusable, 66 no such calendar, 69 Graph unavailable,
+        73 cannot create the output file, 74 I/O error, 75 temporary failure, 77 not signed in or
+        no permission.
+
+        """
+
+    var range: RangeOption
+    var calendar: String?
+    var recurrence: GraphToICS.RecurrenceStyle
+    var zone: ResolvedZone?
+    var output: String?
+    var connection: ConnectionOptions
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(
+            arguments,
+            valued: ConnectionOptions.valued.merging(RangeOption.valued) { a, _ in a }
+                .merging([
+                    "--calendar": "--calendar", "--recurrence": "--recurrence", "--tz": "--tz", "-o": "--output",
+                    "--output": "--output",
+                ]) { a, _ in a },
+            flags: ConnectionOptions.flags
+        )
+        guard parsed.positionals.isEmpty else {
+            throw UsageError("export takes no arguments (did you mean -o \(parsed.positionals[0])?)")
+        }
+        range = try RangeOption(parsed)
+        // A week or dates that cannot be read are a usage error before anything is asked of Graph.
+        _ = try range.resolve(in: .utc)
+        calendar = try parsed.value("--calendar")
+        let how = try parsed.value("--recurrence") ?? "instances"
+        guard let style = GraphToICS.RecurrenceStyle(rawValue: how) else {
+            throw UsageError("--recurrence must be 'instances' or 'series', not '\(how)'")
+        }
+        recurrence = style
+        if let name = try parsed.value("--tz") {
+            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
+                throw UsageError("--tz '\(name)' is not a time zone (use an IANA name such as Europe/Berlin)")
+            }
+            self.zone = zone
+        }
+        output = try parsed.value("--output")
+        if output == "" { throw UsageError("-o needs a file name or '-'") }
+        connection = try ConnectionOptions(parsed)
+    }
+
+    func run(_ terminal: Terminal) throws -> ExitStatus {
+        // The output first: a folder that does not exist fails before anything is fetched.
+        let sink = try OutputFile(path: output)
+        defer { sink.discard() }
+        let session = try Session.open(connection, need: .read, terminal: terminal)
+        let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
+        let days = try range.resolve(in: zone)
+        let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
+        let request = CalendarExporter.Request(
+            calendarID: calendarID, start: days.startDate, end: days.endDate, recurrence: recurrence,
+            options: ExportOptions(fallbackZone: zone, file: "calendarView"))
+        let progress = ProgressLine(terminal: terminal, lines: connection.verbose)
+        let summary: GraphToICS.Summary
+        do {
+            var writer = sink
+            summary = try CalendarExporter(client: session.client).export(request, into: &writer) {
+                progress.show($0)
+            }
+            progress.end()
+            if summary.wroteCalendar { try sink.commit() }
+        } catch let error as ICalBridgeError {
+            progress.end()
+            throw CommandFailure(ConvertCommand.status(for: error.code), error.description)
+        } catch {
+            progress.end()
+            throw error
+        }
+        ConvertCommand.report(summary.diagnostics, terminal)
+        let failed = summary.diagnostics.filter { $0.severity == .error }.count
+        if !summary.wroteCalendar {
+            terminal.note("no event of \(days.description) could be converted; nothing written to \(sink.displayName)")
+        } else if connection.verbose || failed > 0 {
+            var line = "\(summary.written) events of \(days.description) exported to \(sink.displayName)"
+            if failed > 0 { line += "; \(failed) could not be converted" }
+            terminal.note(line)
+        }
+        if failed > 0 { return summary.written == 0 ? .badInput : .partlyFailed }
+        return .ok
+    }
+}
+
+/// The progress of an export on stderr: one line rewritten in place on a terminal, or (with `--verbose`,
+/// whose request log would break that line) a note per page. Silent when stderr is not a terminal.
+final class ProgressLine {
+    private let terminal: Terminal
+    private let enabled: Bool
+    private let lines: Bool
+    private var shown = false
+
+    init(terminal: Terminal, lines: Bool) {
+        self.terminal = terminal
+        self.enabled = terminal.stderrIsTerminal
+        self.lines = lines
+    }
+
+    func show(_ progress: CalendarExporter.Progress) {
+        guard enabled else { return }
+        var text = "\(progress.pages) page\(progress.pages == 1 ? "" : "s"), \(progress.events) events"
+        if progress.seriesTotal > 0 { text += ", series \(progress.seriesRead)/\(progress.seriesTotal)" }
+        if lines {
+            terminal.note("exporting: " + text)
+        } else {
+            FileHandle.standardError.write(Data(("\r\u{1B}[Kexporting: " + text).utf8))
+            shown = true
+        }
+    }
+
+    /// Ends the line, so that what follows starts on a line of its own.
+    func end() {
+        guard shown else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        shown = false
+    }
+}
