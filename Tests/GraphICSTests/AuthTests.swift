@@ -72,18 +72,22 @@ enum AuthFixtures {
         return FakeTransport.json(200, object)
     }
 
-    static let deviceCodeReply = FakeTransport.json(
-        200,
-        [
-            "device_code": deviceCode,
-            "user_code": "ABCD1234",
-            "verification_uri": "https://microsoft.com/devicelogin",
-            "expires_in": 900,
-            "interval": 5,
-            "message":
-                "To sign in, use a web browser to open the page https://microsoft.com/devicelogin and enter the code ABCD1234 to authenticate.",
-        ]
-    )
+    // Computed, not a stored `static let`: LeakSanitizer reports the heap storage of a lazily initialised
+    // global `Data` as leaked.
+    static var deviceCodeReply: HTTPResponse {
+        FakeTransport.json(
+            200,
+            [
+                "device_code": deviceCode,
+                "user_code": "ABCD1234",
+                "verification_uri": "https://microsoft.com/devicelogin",
+                "expires_in": 900,
+                "interval": 5,
+                "message":
+                    "To sign in, use a web browser to open the page https://microsoft.com/devicelogin and enter the code ABCD1234 to authenticate.",
+            ]
+        )
+    }
 
     /// A fresh, private directory under the system temporary directory.
     static func temporaryDirectory(_ label: String = "auth") throws -> URL {
