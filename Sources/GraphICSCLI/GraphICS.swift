@@ -42,6 +42,7 @@ enum GraphICS {
 
     static func main() {
         let terminal = Terminal()
+        Interruption.install(terminal)
         let status = run(Array(CommandLine.arguments.dropFirst()), terminal: terminal)
         exit(status.rawValue)
     }

@@ -5,8 +5,9 @@ import ICalBridge
 ///
 /// A file is written to a temporary file in the same directory (so the rename cannot cross file
 /// systems), flushed with `fsync`, and renamed over the target only by ``commit()``. Until then an
-/// existing file of that name is untouched; on failure or if the process dies the temporary file goes
-/// (``discard()``, or its name `.NAME.graph-ics-XXXXXX` shows what it was).
+/// existing file of that name is untouched; on failure, or when graph-ics is interrupted (``Interruption``),
+/// the temporary file goes. Only if the process is killed outright (SIGKILL) does it stay, under a name
+/// that says what it was: `.NAME.graph-ics-XXXXXX`.
 final class OutputFile: ByteSink {
     let path: String?
     private let descriptor: Int32
@@ -33,6 +34,7 @@ final class OutputFile: ByteSink {
         }
         self.descriptor = file.descriptor
         temporaryPath = file.path
+        Interruption.register(file.path)
         // mkstemp creates 0600; an output file gets the usual mode (an existing file keeps its own).
         var status = stat()
         if stat(path, &status) == 0 {
@@ -79,9 +81,11 @@ final class OutputFile: ByteSink {
         if rename(temporaryPath, path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
+            Interruption.unregister(temporaryPath)
             self.temporaryPath = nil
             throw ICalBridgeError(.cannotCreateOutput, "cannot create \(path): \(reason)")
         }
+        Interruption.unregister(temporaryPath)
         self.temporaryPath = nil
     }
 
@@ -90,6 +94,7 @@ final class OutputFile: ByteSink {
         guard let temporaryPath else { return }
         close(descriptor)
         unlink(temporaryPath)
+        Interruption.unregister(temporaryPath)
         self.temporaryPath = nil
     }
 }
