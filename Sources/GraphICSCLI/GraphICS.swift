@@ -8,6 +8,7 @@ enum GraphICS {
         [
             ConvertCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self, CalendarsCommand.self,
             AgendaCommand.self, AddCommand.self, ExportCommand.self,
+            ImportCommand.self,
         ]
     }
 

@@ -1,0 +1,266 @@
+import Foundation
+import GraphICS
+import ICalBridge
+
+/// `graph-ics import`: puts the events of `.ics` files into an Outlook calendar, idempotently and, by
+/// default, without mailing anybody. The work is done by `EventImporter` (GraphICS) on the plan of
+/// `ICSToGraph` (ICalBridge); this command reads the files, asks for confirmation, and reports.
+struct ImportCommand: Command {
+    static let name = "import"
+    static let abstract = "Import .ics files (tickets, invitations) into Outlook; mails nobody by default."
+    static let help = """
+        Usage: graph-ics import [FILE|-]... [--calendar NAME|ID] [--user UPN] [--dry-run] [--as-meeting --yes]
+                                [--on-duplicate skip|update|new] [--tz ZONE] [--json] [-v]
+
+        Imports the events of iCalendar files (ticket-style events, meeting invitations, exports of
+        other tools) into a calendar. Reads each FILE, or standard input when FILE is '-' or left out.
+
+        Safe to run again: graph-ics stores each event's UID (and RECURRENCE-ID) with the event it
+        creates and looks it up first, so an event already imported is skipped, and an interrupted
+        import can simply be run again. A series is created whole; then its EXDATE occurrences are
+        deleted and its RECURRENCE-ID overrides applied. An event with METHOD:CANCEL or
+        STATUS:CANCELLED deletes the event imported from it (it never creates one).
+
+        Nobody is mailed by default: ORGANIZER and ATTENDEEs are written into the event's text and
+        not sent, because Graph mails every attendee of a meeting it creates, changes or cancels.
+        An event found with attendees is neither changed nor cancelled without --as-meeting --yes.
+
+        Options:
+          --calendar NAME|ID  Import into this calendar (see 'graph-ics calendars'); the default
+                              calendar otherwise.
+          --dry-run           Print the Graph payloads that would be sent, as {"value": [...]},
+                              and change nothing (like 'convert --to graph-json').
+          --as-meeting        Send the attendees: Graph mails each an invitation (and a
+                              cancellation for METHOD:CANCEL). Lists who would be invited and needs
+                              --yes, or 'yes' typed at the prompt when standard input is a terminal.
+          --yes               Confirm --as-meeting without asking.
+          --on-duplicate P    For an event imported before: skip (default) leaves it alone; update
+                              changes it when the file's SEQUENCE (or, with the same SEQUENCE, its
+                              DTSTAMP) is newer than the imported one; new creates another copy.
+          --tz ZONE           Your time zone (IANA or Windows name) for floating times and all-day
+                              events; the mailbox's time zone otherwise.
+          --json              Print the report as JSON on standard output.
+        \(ConnectionOptions.help)
+          -h, --help          Show this help.
+
+        The report has one line per event on standard error: created, updated, skipped (already
+        imported), cancelled, or failed with the reason (and Graph's request-id).
+
+        Examples:
+          graph-ics import ticket.ics
+          graph-ics import --calendar Travel train.ics flight.ics --json
+          cat ticket.ics | graph-ics import -
+          graph-ics import invite.ics --as-meeting --yes
+
+        Exit status: 0 every event imported (or skipped), 1 some events failed (the others were
+        imported), 64 usage (also --as-meeting without confirmation), 65 nothing usable in the input,
+        66 input missing, 69 Graph unavailable, 75 temporary failure, 77 not signed in or no
+        permission.
+
+        """
+
+    var inputs: [String]
+    var calendar: String?
+    var dryRun: Bool
+    var asMeeting: Bool
+    var confirmed: Bool
+    var json: Bool
+    var onDuplicate: ImportSettings.DuplicatePolicy
+    var zone: ResolvedZone?
+    var connection: ConnectionOptions
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(
+            arguments,
+            valued: ConnectionOptions.valued.merging([
+                "--calendar": "--calendar", "--on-duplicate": "--on-duplicate", "--tz": "--tz",
+            ]) { first, _ in first },
+            flags: ConnectionOptions.flags.merging([
+                "--dry-run": "--dry-run", "--as-meeting": "--as-meeting", "--yes": "--yes", "-y": "--yes",
+                "--json": "--json",
+            ]) { first, _ in first }
+        )
+        inputs = parsed.positionals.isEmpty ? ["-"] : parsed.positionals
+        guard inputs.filter({ $0 == "-" }).count <= 1 else {
+            throw UsageError("standard input ('-') can be read only once")
+        }
+        calendar = try parsed.value("--calendar")
+        if calendar == "" { throw UsageError("--calendar needs a calendar name or id") }
+        dryRun = parsed.flag("--dry-run")
+        asMeeting = parsed.flag("--as-meeting")
+        confirmed = parsed.flag("--yes")
+        json = parsed.flag("--json")
+        if json && dryRun {
+            throw UsageError("--dry-run prints the payloads on standard output; leave out --json")
+        }
+        let policy = try parsed.value("--on-duplicate") ?? "skip"
+        guard let chosen = ImportSettings.DuplicatePolicy(rawValue: policy) else {
+            throw UsageError("--on-duplicate must be skip, update or new, not '\(policy)'")
+        }
+        onDuplicate = chosen
+        if let name = try parsed.value("--tz") {
+            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
+                throw UsageError("--tz '\(name)' is not a time zone (use an IANA name such as Europe/Berlin)")
+            }
+            self.zone = zone
+        }
+        connection = try ConnectionOptions(parsed)
+    }
+
+    /// One input file, read.
+    private struct Input {
+        var name: String
+        var data: Data
+    }
+
+    func run(_ terminal: Terminal) throws -> ExitStatus {
+        if inputs.contains("-"), terminal.stdinIsTerminal {
+            throw UsageError("no input: name a FILE or pipe iCalendar into 'graph-ics import -'")
+        }
+        var failures: [ImportResult] = []
+        var worstInputStatus: ExitStatus?
+        var readable: [Input] = []
+        for path in inputs {
+            do {
+                readable.append(Input(name: path == "-" ? "<stdin>" : path, data: try InputFile.read(path)))
+            } catch {
+                terminal.error(error.message)
+                worstInputStatus = worstInputStatus ?? error.status
+                failures.append(ImportResult(file: path, uid: "", action: .failed, error: error.message))
+            }
+        }
+        guard !readable.isEmpty else { return worstInputStatus ?? .inputMissing }
+
+        // --as-meeting without a way to confirm: say who would be invited, send nothing, touch no network.
+        let needsConfirmation = asMeeting && !confirmed && !dryRun
+        let canPrompt = terminal.stdinIsTerminal && !inputs.contains("-")
+        if needsConfirmation && !canPrompt {
+            let planned = plan(readable, zone: zone ?? .utc, terminal, quiet: true)
+            listInvitations(planned.items, terminal)
+            terminal.error(
+                "--as-meeting makes Graph mail the attendees; nothing was imported. Add --yes to confirm, or"
+                    + " leave out --as-meeting to import without inviting anybody.")
+            return .usage
+        }
+
+        // A dry run with --tz and no --calendar needs no account at all.
+        let session: Session? =
+            dryRun && zone != nil && calendar == nil
+            ? nil : try Session.open(connection, need: dryRun ? .read : .write, terminal: terminal)
+        let userZone = try session?.mailboxZone(override: zone, terminal: terminal) ?? zone ?? .utc
+        let planned = plan(readable, zone: userZone, terminal, quiet: false)
+        failures += planned.failures
+        let planningFailed = !failures.isEmpty
+        guard !planned.items.isEmpty else {
+            terminal.note("nothing to import: no usable event in the input")
+            return worstInputStatus == .inputMissing && planned.failures.isEmpty ? .inputMissing : .badInput
+        }
+        let calendarID = try session.flatMap { try CalendarChoice.id(for: calendar, in: $0.client) }
+        let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
+
+        if asMeeting {
+            listInvitations(planned.items, terminal)
+            if needsConfirmation {
+                terminal.err("Type 'yes' to import these events as meetings and mail the invitations:")
+                guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+                    terminal.error("not confirmed; nothing was imported")
+                    return .usage
+                }
+            }
+        }
+
+        if dryRun {
+            var plan = ImportPlan()
+            plan.events = planned.items.map { EventImporter.prepared($0.event, settings: settings) }
+            do {
+                var data = try plan.jsonData()
+                data.append(0x0A)
+                terminal.out(String(decoding: data, as: UTF8.self))
+            } catch {
+                throw CommandFailure(.badInput, error.description)
+            }
+            terminal.note("dry run: \(plan.events.count) event(s) planned; nothing was sent to Graph")
+            return planningFailed ? .partlyFailed : .ok
+        }
+
+        guard let session else { return .usage }
+        let importer = EventImporter(client: session.client, settings: settings)
+        let report = importer.run(planned.items) { result in
+            terminal.err(result.line)
+        }
+        var all = report
+        all.results = failures + report.results
+        terminal.note("\(readable.count) file(s): \(all.summary)")
+        if json {
+            var data = try all.jsonData()
+            data.append(0x0A)
+            terminal.out(String(decoding: data, as: UTF8.self))
+        }
+        if let stopped = report.stoppedBy {
+            let failure = FetchFailure.failure(stopped) ?? CommandFailure(.unavailable, "\(stopped)")
+            terminal.error(failure.message + " Run the same import again to continue; nothing is duplicated.")
+            return failure.status
+        }
+        return all.count(.failed) > 0 ? .partlyFailed : .ok
+    }
+
+    /// The events of every file, with the diagnostics printed and the events that failed as results.
+    private func plan(
+        _ inputs: [Input], zone: ResolvedZone, _ terminal: Terminal, quiet: Bool
+    ) -> (items: [ImportItem], failures: [ImportResult]) {
+        var items: [ImportItem] = []
+        var failures: [ImportResult] = []
+        for input in inputs {
+            let options = ImportOptions(userZone: zone, asMeeting: asMeeting, file: input.name)
+            let plan: ImportPlan
+            do {
+                plan = try ICSToGraph.plan(input.data, options: options)
+            } catch {
+                if !quiet { terminal.error(error.description) }
+                failures.append(ImportResult(file: input.name, uid: "", action: .failed, error: error.description))
+                continue
+            }
+            if !quiet {
+                ConvertCommand.report(plan.diagnostics, terminal)
+                if connection.verbose {
+                    for (tzid, rule) in plan.zoneRules.sorted(by: { $0.key < $1.key }) {
+                        terminal.note("\(input.name): TZID \(tzid): \(rule)")
+                    }
+                }
+            }
+            for diagnostic in plan.diagnostics where diagnostic.severity == .error {
+                failures.append(
+                    ImportResult(
+                        file: input.name, uid: diagnostic.eventID ?? "", subject: diagnostic.subject, action: .failed,
+                        error: diagnostic.line.map { "line \($0): " + diagnostic.message } ?? diagnostic.message))
+            }
+            items += plan.events.map { ImportItem(file: input.name, event: $0) }
+        }
+        return (items, failures)
+    }
+
+    /// Lists, on stderr, who Graph would mail: the attendees of each event to create or change.
+    private func listInvitations(_ items: [ImportItem], _ terminal: Terminal) {
+        var lines: [String] = []
+        var everyone = Set<String>()
+        for item in items {
+            let event = item.event
+            let cancelling = EventImporter.isCancellation(event)
+            let attendees = (event.payload.attendees ?? []).compactMap(\.emailAddress)
+            guard !attendees.isEmpty else { continue }
+            let names = attendees.map { address -> String in
+                let mail = address.address ?? "?"
+                everyone.insert(mail.lowercased())
+                return address.name.map { "\($0) <\(mail)>" } ?? mail
+            }
+            let subject = event.payload.subject.map { "\"\($0)\"" } ?? event.sourceUID
+            lines.append("  \(subject)\(cancelling ? " (cancellation)" : ""): " + names.joined(separator: ", "))
+        }
+        guard !lines.isEmpty else {
+            terminal.note("--as-meeting: the events have no attendees; nobody will be mailed")
+            return
+        }
+        terminal.note("--as-meeting: Graph will mail \(everyone.count) attendee(s):")
+        for line in lines { terminal.err(line) }
+    }
+}
