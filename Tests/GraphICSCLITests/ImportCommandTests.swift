@@ -129,6 +129,23 @@ import Testing
         #expect(account.standIn.requests.count == requests)
     }
 
+    @Test func calendarChoosesTheCalendarAndDuplicatesAreLookedUpThere() throws {
+        let (account, environment) = try Self.account()
+        let travel = account.standIn.addCalendar(name: "Travel")
+        let ticket = Self.fixture("train-ticket.ics")
+        let first = try account.run(["import", "--calendar", "travel", ticket], environment: environment)
+        #expect(first.status == 0, "stderr: \(first.err)")
+        let creates = account.standIn.operations.filter { $0.method == "POST" }
+        #expect(creates.count == 1)
+        #expect(creates.first?.path.contains("/calendars/\(travel)/events") == true)
+        let again = try account.run(["import", "--calendar", travel, ticket], environment: environment)
+        #expect(again.errLines.contains { $0.hasSuffix(": skipped (already imported)") }, "stderr: \(again.err)")
+        // The default calendar does not have it yet: imported there as another event.
+        let elsewhere = try account.run(["import", ticket], environment: environment)
+        #expect(elsewhere.errLines.contains { $0.hasSuffix(": created") }, "stderr: \(elsewhere.err)")
+        #expect(account.standIn.eventCount == 2)
+    }
+
     // MARK: Series and cancellation
 
     @Test func aSeriesEndsWithItsExdateDeletedAndItsOverrideApplied() throws {
