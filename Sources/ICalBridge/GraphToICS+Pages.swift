@@ -33,8 +33,8 @@ extension GraphToICS {
     /// ``addSeries(id:master:instances:)`` for each id of ``seriesAwaitingMaster()``. The master carries the
     /// RRULE of its `patternedRecurrence`; exceptions become overrides with `RECURRENCE-ID` (from their
     /// `originalStart`, in the form of the master's DTSTART) and the master's UID; an occurrence the
-    /// pattern produces in the range but Graph no longer returns (deleted or cancelled by the organizer)
-    /// becomes an EXDATE. Before writing an EXDATE the stream asks the caller's `instances` look-up once
+    /// pattern produces in the range but Graph no longer returns (deleted or cancelled by the organizer),
+    /// or returns marked `isCancelled` (unless the whole series is), becomes an EXDATE. Before writing an EXDATE the stream asks the caller's `instances` look-up once
     /// per series whether that occurrence was moved out of the range (an exception); Exchange does not let
     /// an occurrence move across an adjacent one, so the look-up window reaches from two occurrences
     /// before the first missing one to two after the last. When a series cannot be written exactly (no
@@ -252,7 +252,8 @@ extension GraphToICS {
             case encoded(EncodedEvent?, [Diagnostic])
             /// Series mode: an occurrence, known by its original start; its instance encoding is kept in
             /// case the series cannot be written as one.
-            case occurrence(series: String, originalStart: Int64, fallback: EncodedEvent?, [Diagnostic])
+            case occurrence(
+                series: String, originalStart: Int64, isCancelled: Bool, fallback: EncodedEvent?, [Diagnostic])
             /// Series mode: an exception, written when its master is known.
             case exception(series: String, originalStart: Int64, GraphEvent)
             /// Series mode: a series master in the pages.
@@ -279,7 +280,9 @@ extension GraphToICS {
                 case "occurrence":
                     guard let master, let original = originalStart(of: event) else { break }
                     let (encoded, diagnostics) = encodeInstance(event, encoder: encoder)
-                    return .occurrence(series: master, originalStart: original, fallback: encoded, diagnostics)
+                    return .occurrence(
+                        series: master, originalStart: original, isCancelled: event.isCancelled == true,
+                        fallback: encoded, diagnostics)
                 case "exception":
                     guard let master, let original = originalStart(of: event) else { break }
                     return .exception(series: master, originalStart: original, event)
@@ -338,7 +341,7 @@ extension GraphToICS {
             case .encoded(let encoded, let found):
                 diagnostics += found
                 if let encoded { try writer.add(encoded) }
-            case .occurrence(let id, let original, let fallback, let found):
+            case .occurrence(let id, let original, let isCancelled, let fallback, let found):
                 var spooled: SpooledEvent?
                 if let fallback {
                     let offset = try fallbackSpool.append(fallback.text)
@@ -348,6 +351,7 @@ extension GraphToICS {
                 }
                 updateSeries(id) { state in
                     state.seen.append(original)
+                    if isCancelled { state.cancelled.append(original) }
                     state.fallback.append(FallbackOccurrence(event: spooled, diagnostics: found))
                 }
             case .exception(let id, let original, let event):
@@ -398,6 +402,8 @@ struct SeriesState {
     var master: GraphEvent?
     /// The original starts of the occurrences and exceptions in the pages.
     var seen: [Int64] = []
+    /// The original starts of occurrences Graph returned as cancelled (`isCancelled`).
+    var cancelled: [Int64] = []
     var exceptions: [(originalStart: Int64, event: GraphEvent)] = []
     /// The occurrences as instances, in case the series cannot be written as one.
     var fallback: [FallbackOccurrence] = []
@@ -609,16 +615,25 @@ extension GraphToICS.PageStream {
             let reasons = masterDiagnostics.map(\.message).joined(separator: "; ")
             throw SeriesFallback(reason: "its master cannot be converted (\(reasons))")
         }
+        // Occurrences Graph still returns but marks cancelled are EXDATEs too, unless the whole series is.
+        var exdateKeys = Set(missing.map { occurrences[$0].key })
+        var exceptions = state.exceptions
+        if master.isCancelled != true {
+            exdateKeys.formUnion(state.cancelled.map(key(ofOriginal:)))
+            exdateKeys.formUnion(
+                exceptions.filter { $0.event.isCancelled == true }.map { key(ofOriginal: $0.originalStart) })
+            exceptions.removeAll { $0.event.isCancelled == true }
+        }
         let form = StartForm(times)
-        var exdates = ContentLines(capacity: 64 * missing.count)
-        for index in missing {
-            form.write("EXDATE", key: occurrences[index].key, into: &exdates, uses: &encoded.zoneUses)
+        var exdates = ContentLines(capacity: 64 * exdateKeys.count)
+        for key in exdateKeys.sorted() {
+            form.write("EXDATE", key: key, into: &exdates, uses: &encoded.zoneUses)
         }
         encoded.text = Self.splice(exdates.bytes, into: encoded.text)
         diagnostics += masterDiagnostics
         try writer.add(encoded)
 
-        for (original, exception) in state.exceptions.sorted(by: { $0.originalStart < $1.originalStart }) {
+        for (original, exception) in exceptions.sorted(by: { $0.originalStart < $1.originalStart }) {
             var event = exception
             event.iCalUId = encoded.uid
             event.recurrence = nil

@@ -274,6 +274,29 @@ private enum Pages {
         #expect(events[0].filter { $0.hasPrefix("EXDATE") } == ["EXDATE;TZID=Europe/Berlin:20261203T090000"])
     }
 
+    @Test("series: occurrences Graph returns as cancelled become EXDATEs, not overrides")
+    func cancelledOccurrencesAreExdates() throws {
+        var cancelledOccurrence = Pages.occurrence("2026-12-01")
+        cancelledOccurrence["isCancelled"] = true
+        var cancelledException = Pages.exception("2026-12-03", start: "2026-12-03T10:00:00", end: "2026-12-03T10:15:00")
+        cancelledException["isCancelled"] = true
+        let page = try Pages.page([
+            Pages.occurrence("2026-11-30"), cancelledOccurrence, Pages.occurrence("2026-12-02"), cancelledException,
+            Pages.occurrence("2026-12-04"),
+        ])
+        let (text, summary) = try Pages.stream([page], recurrence: .series) { stream in
+            try stream.addSeries(
+                id: "master-standup", master: JSONSerialization.data(withJSONObject: Pages.master), instances: nil)
+        }
+        #expect(summary.diagnostics.isEmpty, "\(summary.diagnostics)")
+        let events = Fixtures.events(text)
+        #expect(events.count == 1)
+        #expect(
+            events.first?.filter { $0.hasPrefix("EXDATE") } == [
+                "EXDATE;TZID=Europe/Berlin:20261201T090000", "EXDATE;TZID=Europe/Berlin:20261203T090000",
+            ])
+    }
+
     @Test("series: without its master the series is written as instances, with a warning naming it")
     func missingMasterFallsBack() throws {
         let page = try Pages.page([
