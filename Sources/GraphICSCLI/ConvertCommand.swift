@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 import ICalBridge
 
 /// `graph-ics convert`: offline conversion of saved Graph JSON into iCalendar.
@@ -139,12 +140,16 @@ struct ConvertCommand: Command {
     private func convertICS(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
         var options = ImportOptions(userZone: zone, asMeeting: asMeeting, strict: strict, file: name)
         options.expansionLimit = 500
-        let plan: ImportPlan
+        var plan: ImportPlan
         do {
             plan = try ICSToGraph.plan(data, options: options)
         } catch {
             throw CommandFailure(Self.status(for: error.code), error.description)
         }
+        // Exactly what `import` sends (with its default settings): identity and version properties,
+        // transactionId, attendees only with --as-meeting.
+        let settings = ImportSettings(notifiesAttendees: asMeeting)
+        plan.events = plan.events.map { EventImporter.prepared($0, settings: settings) }
         Self.report(plan.diagnostics, terminal)
         if verbose {
             for (tzid, rule) in plan.zoneRules.sorted(by: { $0.key < $1.key }) {

@@ -33,6 +33,19 @@ import Testing
         #expect(result.stderr.isEmpty, "stderr: \(result.err)")
     }
 
+    @Test(
+        "convert --to graph-json prints exactly the payloads import --dry-run would send",
+        arguments: ["train-ticket.ics", "cinema-ticket.ics", "concert.ics", "meetup-series.ics"])
+    func convertMatchesImportDryRun(name: String) throws {
+        let file = Package.root.appendingPathComponent("fixtures/import/\(name)").path
+        let converted = try graphICS(["convert", file, "--to", "graph-json", "--tz", "Europe/Berlin"])
+        let dryRun = try graphICS(["import", "--dry-run", "--tz", "Europe/Berlin", file])
+        #expect(converted.status == 0, "\(converted.err)")
+        #expect(dryRun.status == 0, "\(dryRun.err)")
+        #expect(converted.out.contains("graph-ics.source-version"))
+        #expect(converted.out == dryRun.out)
+    }
+
     @Test("--version prints the name and version only")
     func version() throws {
         let result = try graphICS(["--version"])
