@@ -62,7 +62,7 @@ struct LoginCommand: Command {
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let configuration = try AuthConfiguration.fromEnvironment(
             authority: connection.authority, tenant: tenant, clientID: clientID, graphURL: connection.graphURL)
-        let transport = CurlTransport()
+        let transport = try Session.transport(environment: ProcessInfo.processInfo.environment)
         let signIn = DeviceCodeSignIn(
             configuration: configuration, need: readOnly ? .read : .write, transport: transport)
         var account = try signIn.signIn { prompt in

@@ -49,7 +49,8 @@ struct Session {
 
     /// Opens the session a command needs: reads the configuration (flags first, then `GRAPH_ICS_*`),
     /// chooses the token source (`GRAPH_ICS_ACCESS_TOKEN`, app-only with `--user`, or the saved sign-in)
-    /// and creates the client for `/me` or `/users/{upn}`.
+    /// and creates the client for `/me` or `/users/{upn}`, over a transport with the time limit of
+    /// `GRAPH_ICS_TIMEOUT` (see ``transport(environment:)``).
     static func open(
         _ options: ConnectionOptions,
         need: AccessNeed,
@@ -58,7 +59,7 @@ struct Session {
     ) throws -> Session {
         let configuration = try AuthConfiguration.fromEnvironment(
             environment, authority: options.authority, graphURL: options.graphURL)
-        let transport = CurlTransport()
+        let transport = try transport(environment: environment)
         let tokens = try TokenSourceFactory.make(
             need: need, user: options.user, configuration: configuration, environment: environment,
             transport: transport)
@@ -71,6 +72,28 @@ struct Session {
             log: log
         )
         return Session(configuration: configuration, transport: transport, client: client)
+    }
+
+    /// The longest `GRAPH_ICS_TIMEOUT` graph-ics takes, in seconds (one hour).
+    static let maximumTimeout: Double = 3600
+
+    /// The libcurl transport for Graph requests: each request may take `GRAPH_ICS_TIMEOUT` seconds (a
+    /// positive number, fractions allowed, at most an hour; 120 when unset) before it counts as timed out
+    /// and is retried like a dropped connection; connecting may take at most 10 seconds of that.
+    ///
+    /// - Throws: `CommandFailure` with the usage status when the value is not such a number.
+    static func transport(environment: [String: String]) throws(CommandFailure) -> CurlTransport {
+        guard let text = environment["GRAPH_ICS_TIMEOUT"], !text.isEmpty else { return CurlTransport() }
+        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite, seconds > 0,
+            seconds <= maximumTimeout
+        else {
+            throw CommandFailure(
+                .usage,
+                "GRAPH_ICS_TIMEOUT must be a number of seconds above 0 and at most \(Int(maximumTimeout)), not '\(text)'"
+            )
+        }
+        let timeout = Duration.milliseconds(max(1, Int64((seconds * 1000).rounded())))
+        return CurlTransport(connectTimeout: min(.seconds(10), timeout), defaultTimeout: timeout)
     }
 
     /// The zone dates and times are read and shown in: `--tz` when given, else the mailbox's own zone
