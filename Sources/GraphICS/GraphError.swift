@@ -75,7 +75,18 @@ public struct GraphError: Error, Equatable, Sendable, CustomStringConvertible {
         var message = message.trimmingCharacters(in: .whitespacesAndNewlines)
         while message.hasSuffix(".") { message.removeLast() }
         if !message.isEmpty { text += (status == nil ? ": " : ", ") + message }
-        if let underlying, "\(underlying)" != message { text += " (\(underlying))" }
+        // A DecodingError's description is a Swift dump; its sense is in the message already (key path: reason).
+        if let underlying, !(underlying is DecodingError) {
+            let detail = "\(underlying)"
+            if !message.isEmpty, detail.hasPrefix(message) {
+                // The message was taken from the underlying error (a CurlError's): add only what it adds,
+                // such as "(libcurl error 1)", instead of repeating the sentence.
+                let rest = detail.dropFirst(message.count).trimmingCharacters(in: CharacterSet(charactersIn: ". "))
+                if !rest.isEmpty { text += " " + rest }
+            } else {
+                text += " (\(detail))"
+            }
+        }
         if let requestID { text += " [request-id \(requestID)]" }
         return text + "."
     }
