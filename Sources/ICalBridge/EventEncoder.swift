@@ -87,27 +87,7 @@ public struct EventEncoder: Sendable {
                 return (nil, [diagnostic])
             }
         }
-        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-        guard workers > 1, count >= 32 else { return (0..<count).map(one) }
-        let results = UnsafeMutableBufferPointer<(EncodedEvent?, [Diagnostic])>.allocate(capacity: count)
-        results.initialize(repeating: (nil, []))
-        defer {
-            results.deinitialize()
-            results.deallocate()
-        }
-        // Each worker writes only its own slots (index ≡ worker mod workers).
-        nonisolated(unsafe) let slots = results
-        withoutActuallyEscaping(one) { one in
-            nonisolated(unsafe) let work = one
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var index = worker
-                while index < count {
-                    slots[index] = work(index)
-                    index += workers
-                }
-            }
-        }
-        return Array(results)
+        return Parallel.map(count: count, one)
     }
 
     /// Timed events sort by their start instant; all-day events by midnight of their first day in the

@@ -216,7 +216,7 @@ extension GraphToICS {
                 let box = ItemBatch()
                 let done = DispatchGroup()
                 DispatchQueue.global().async(group: done) {
-                    box.items = Self.parallelMap(count: events.count) {
+                    box.items = Parallel.map(count: events.count) {
                         Self.prepare(GraphEventDocument.parse(events[$0], file: file), encoder: encoder, style: style)
                     }
                 }
@@ -367,31 +367,6 @@ extension GraphToICS {
         func updateSeries(_ id: String, _ change: (inout SeriesState) -> Void) {
             if series[id] == nil { seriesOrder.append(id) }
             change(&series[id, default: SeriesState()])
-        }
-
-        /// Runs `body` for `0..<count` on all cores; returns the results in order.
-        static func parallelMap<T>(count: Int, _ body: (Int) -> T) -> [T] {
-            let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-            guard workers > 1, count >= 32 else { return (0..<count).map(body) }
-            let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
-            results.initialize(repeating: nil)
-            defer {
-                results.deinitialize()
-                results.deallocate()
-            }
-            // Each worker writes only its own slots (index ≡ worker mod workers).
-            nonisolated(unsafe) let slots = results
-            withoutActuallyEscaping(body) { body in
-                nonisolated(unsafe) let work = body
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    var index = worker
-                    while index < count {
-                        slots[index] = work(index)
-                        index += workers
-                    }
-                }
-            }
-            return results.compactMap { $0 }
         }
     }
 }

@@ -1,0 +1,31 @@
+import Dispatch
+import Foundation
+
+/// graph-ics's one way to spread independent work over the cores.
+enum Parallel {
+    /// `body(0..<count)` on all cores (at most 8 workers), results in index order; fewer than `minimum`
+    /// items run on the calling thread, where threads would cost more than they save.
+    static func map<T>(count: Int, minimum: Int = 32, _ body: (Int) -> T) -> [T] {
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard workers > 1, count >= minimum else { return (0..<count).map(body) }
+        let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
+        results.initialize(repeating: nil)
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        // Each worker writes only its own slots (index ≡ worker mod workers).
+        nonisolated(unsafe) let slots = results
+        withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let work = body
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var index = worker
+                while index < count {
+                    slots[index] = work(index)
+                    index += workers
+                }
+            }
+        }
+        return results.compactMap { $0 }
+    }
+}
