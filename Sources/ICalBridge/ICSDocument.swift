@@ -53,6 +53,13 @@ final class ICSDocument {
         guard !hasNUL else {
             throw ICalBridgeError(.badInput, "binary data, not iCalendar text", location: file)
         }
+        if let line = bytes.withUnsafeBytes({ Self.lineNestedTooDeep($0) }) {
+            throw ICalBridgeError(
+                .badInput,
+                "line \(line): components are nested more than \(Self.maximumNesting) levels deep; this is not a"
+                    + " calendar graph-ics reads",
+                location: file)
+        }
         let text: String
         if let utf8 = String(validating: bytes, as: UTF8.self) {
             text = utf8
@@ -128,6 +135,45 @@ final class ICSDocument {
                 events.append(Event(pointer: event, method: method, timezones: timezones, line: line))
             }
         }
+    }
+
+    /// The deepest nesting of components graph-ics reads. Real calendars nest three deep (VCALENDAR, VEVENT,
+    /// VALARM); libical frees and walks component trees recursively, so thousands of levels (a hostile file)
+    /// would overflow the stack.
+    static let maximumNesting = 64
+
+    /// The 1-based line whose `BEGIN:` nests components deeper than ``maximumNesting``; nil when none does.
+    static func lineNestedTooDeep(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        func hasPrefix(_ word: StaticString, at index: Int, length: Int) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard length >= count else { return false }
+            for offset in 0..<count {
+                let expected = word.utf8Start[offset]
+                let byte = bytes[index + offset]
+                // Letters compare without case; the colon exactly.
+                if byte != expected && (expected < 0x41 || expected > 0x5A || byte != expected | 0x20) { return false }
+            }
+            return true
+        }
+        var depth = 0
+        var line = 1
+        var start = 0
+        while start < bytes.count {
+            var end = bytes.count
+            if let found = memchr(base + start, 0x0A, bytes.count - start) {
+                end = UnsafeRawPointer(found) - base
+            }
+            if hasPrefix("BEGIN:", at: start, length: end - start) {
+                depth += 1
+                if depth > maximumNesting { return line }
+            } else if hasPrefix("END:", at: start, length: end - start) {
+                depth = max(0, depth - 1)
+            }
+            line += 1
+            start = end + 1
+        }
+        return nil
     }
 
     /// One VCALENDAR of the input as text, with the line it starts on and the lines and byte ranges of its
