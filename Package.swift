@@ -5,6 +5,7 @@ let package = Package(
     name: "graph-ics",
     products: [
         .executable(name: "graph-ics", targets: ["GraphICSCLI"]),
+        .executable(name: "graph-standin", targets: ["GraphStandInServer"]),
         .library(name: "ICalBridge", targets: ["ICalBridge"]),
         .library(name: "GraphICS", targets: ["GraphICS"]),
     ],
@@ -32,6 +33,11 @@ let package = Package(
         .target(
             name: "GraphStandIn",
             dependencies: []
+        ),
+        // The stand-in as a program of its own, for scripts/bench-graph and for trying graph-ics offline.
+        .executableTarget(
+            name: "GraphStandInServer",
+            dependencies: ["GraphStandIn"]
         ),
         .executableTarget(
             name: "GraphICSCLI",

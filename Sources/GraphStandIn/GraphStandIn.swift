@@ -118,6 +118,13 @@ public final class GraphStandIn: @unchecked Sendable {
         set { locked { $0.latency = newValue } }
     }
 
+    /// Time added to every HTTP request to `/v1.0` (a `$batch` envelope once, not per part), before it is
+    /// served: the round trip of a distant network, which batching saves and server work does not.
+    public var networkLatency: Duration {
+        get { locked { $0.networkLatency } }
+        set { locked { $0.networkLatency = newValue } }
+    }
+
     /// Every Nth Graph request (counting `$batch` parts, not envelopes) is answered 429 `TooManyRequests`.
     public var throttleEvery: Int? {
         get { locked { $0.throttleEvery } }
@@ -230,6 +237,7 @@ public final class GraphStandIn: @unchecked Sendable {
         var devicePollIntervalViolations = 0
 
         var latency: Duration = .zero
+        var networkLatency: Duration = .zero
         var throttleEvery: Int?
         var retryAfter: Duration? = .milliseconds(50)
         var mailboxConcurrencyLimit: Int? = 4
@@ -291,6 +299,10 @@ public final class GraphStandIn: @unchecked Sendable {
 
     /// Serves a request no fault took.
     private func route(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Action {
+        if request.path.hasPrefix("/v1.0") {
+            let delay = locked { $0.networkLatency }
+            if delay > .zero { sleep(for: delay) }
+        }
 
         if request.path == "/v1.0/$batch" || request.path.lowercased() == "/v1.0/$batch" {
             return .respond(serveBatch(request))

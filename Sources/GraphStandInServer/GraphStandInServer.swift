@@ -1,0 +1,117 @@
+import Foundation
+import GraphStandIn
+
+/// `graph-standin`: the loopback Microsoft Graph stand-in of graph-ics's tests as a program of its own, for
+/// the network benchmarks (`scripts/bench-graph`) and for trying graph-ics without an account.
+///
+/// It seeds a mailbox, writes the environment that points graph-ics at it to a file (0600), serves until
+/// SIGTERM or SIGINT, and then writes what it saw as JSON.
+@main
+enum GraphStandInServer {
+    static let usage = """
+        Usage: graph-standin [--events N] [--from YYYY-MM-DD] [--days D] [--latency MS]
+                             [--mailbox-zone NAME] --env-file FILE [--stats FILE]
+
+        Serves a Microsoft Graph stand-in on 127.0.0.1 with N events (default 0) spread over D days
+        (default 7) from --from (default the Monday of this week, UTC). --env-file receives
+        GRAPH_ICS_GRAPH_URL, GRAPH_ICS_AUTHORITY and GRAPH_ICS_ACCESS_TOKEN lines (a token of this
+        stand-in only) once it is serving. --latency adds MS milliseconds to every HTTP request to
+        Graph (a $batch once), as a distant network would.
+        On SIGTERM or SIGINT it stops and writes --stats: requests, Graph
+        operations (parts of a $batch counted one by one), calendarView requests, $batch requests,
+        the most requests in flight for the mailbox, events stored.
+
+        """
+
+    static func main() {
+        var options: [String: String] = [:]
+        var arguments = CommandLine.arguments.dropFirst()
+        while let name = arguments.popFirst() {
+            guard name.hasPrefix("--"), let value = arguments.popFirst() else {
+                FileHandle.standardError.write(Data((name == "--help" ? usage : "bad arguments\n" + usage).utf8))
+                exit(name == "--help" ? 0 : 64)
+            }
+            options[name] = value
+        }
+        guard let envFile = options["--env-file"] else {
+            FileHandle.standardError.write(Data(("--env-file is required\n" + usage).utf8))
+            exit(64)
+        }
+        do {
+            try serve(options: options, envFile: envFile)
+        } catch {
+            FileHandle.standardError.write(Data("graph-standin: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func serve(options: [String: String], envFile: String) throws {
+        let standIn = try GraphStandIn()
+        standIn.addUser(
+            displayName: "Ana Example", mail: "ana@contoso.example",
+            mailboxTimeZone: options["--mailbox-zone"] ?? "W. Europe Standard Time")
+        let count = Int(options["--events"] ?? "0") ?? 0
+        let days = Double(options["--days"] ?? "7") ?? 7
+        let from = try startDate(options["--from"])
+        _ = try standIn.addEvents(count: count, from: from, to: from.addingTimeInterval(days * 86_400))
+        standIn.networkLatency = .milliseconds(Int(options["--latency"] ?? "0") ?? 0)
+
+        let environment = """
+            GRAPH_ICS_GRAPH_URL=\(standIn.baseURL)
+            GRAPH_ICS_AUTHORITY=\(standIn.authority)
+            GRAPH_ICS_ACCESS_TOKEN=\(standIn.issueAccessToken())
+
+            """
+        let temporary = envFile + ".tmp"
+        FileManager.default.createFile(
+            atPath: temporary, contents: Data(environment.utf8), attributes: [.posixPermissions: 0o600])
+        guard rename(temporary, envFile) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: envFile])
+        }
+
+        let stop = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        stop.wait()
+        withExtendedLifetime(sources) {}
+
+        if let statsFile = options["--stats"] {
+            let requests = standIn.requests
+            let stats: [String: Int] = [
+                "requests": requests.count,
+                "operations": standIn.operations.count,
+                "calendarView": requests.filter { $0.path.hasSuffix("/calendarView") }.count,
+                "batch": requests.filter { $0.path.hasSuffix("/$batch") }.count,
+                "maxInFlightPerMailbox": standIn.maxInFlightPerMailbox,
+                "throttled": standIn.throttledCount,
+                "events": standIn.eventCount,
+            ]
+            let data = try JSONSerialization.data(withJSONObject: stats, options: [.sortedKeys])
+            try data.write(to: URL(fileURLWithPath: statsFile))
+        }
+        standIn.stop()
+    }
+
+    /// `YYYY-MM-DD` at 00:00 UTC, or the Monday of this week.
+    static func startDate(_ text: String?) throws -> Date {
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        guard let text else {
+            let now = Date()
+            return calendar.dateInterval(of: .weekOfYear, for: now)?.start ?? now
+        }
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3,
+            let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
+        else {
+            throw CocoaError(.formatting, userInfo: [NSLocalizedDescriptionKey: "--from \(text) is not YYYY-MM-DD"])
+        }
+        return date
+    }
+}
