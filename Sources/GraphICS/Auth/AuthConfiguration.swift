@@ -226,10 +226,10 @@ public struct AuthConfiguration: Sendable, Equatable {
         }
     }
 
-    /// Whether a host name is the loopback interface (`127.0.0.0/8`, `::1`, `localhost`).
+    /// Whether a host name is the loopback interface (`127.0.0.0/8`, `::1`, `localhost`), by the transport's
+    /// own rule. (A prefix test let `127.0.0.1.example.com` pass as loopback.)
     static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+        CurlTransport.isLoopback(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
     }
 
     /// Tenant and client ids go into URL paths and file names: GUIDs, domains and aliases only.
