@@ -53,7 +53,8 @@ public struct ImportResult: Sendable, Equatable {
     }
 
     /// The line of the report on stderr: `FILE: event UID ("SUBJECT"): created`,
-    /// `…: skipped (already imported)`, `…: failed: REASON`.
+    /// `…: skipped (already imported)`, `…: failed: REASON`, on one line (line breaks in a UID, a subject or a
+    /// reason become spaces).
     public var line: String {
         var event = "event \(uid)"
         if let recurrenceID { event += " (RECURRENCE-ID \(recurrenceID))" }
@@ -65,12 +66,20 @@ public struct ImportResult: Sendable, Equatable {
         case .skipped, .created, .updated, .cancelled:
             if let note { outcome += " (\(note))" }
         }
-        return "\(file): \(event): \(outcome)"
+        return Self.oneLine("\(file): \(event): \(outcome)")
     }
 
     private static func shortened(_ text: String) -> String {
-        let flat = text.replacing("\r", with: " ").replacing("\n", with: " ")
+        let flat = oneLine(text)
         return flat.count > 60 ? String(flat.prefix(57)) + "…" : flat
+    }
+
+    /// `text` with line breaks as spaces. (Replacing the Characters "\r" and "\n" misses "\r\n", which
+    /// Swift counts as one Character: a subject with CRLF went to the terminal as several lines.)
+    private static func oneLine(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { ["\r", "\n", "\u{85}", "\u{2028}", "\u{2029}"].contains($0) ? " " : $0 }))
     }
 }
 

@@ -35,7 +35,8 @@ public struct Diagnostic: Equatable, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    /// `FILE:LINE: event ID ("SUBJECT"): message`, leaving out what is unknown.
+    /// `FILE:LINE: event ID ("SUBJECT"): message`, leaving out what is unknown, on one line (line breaks in
+    /// an id, a subject or a value quoted in the message become spaces).
     public var description: String {
         var parts: [String] = []
         if let file {
@@ -48,11 +49,19 @@ public struct Diagnostic: Equatable, Sendable, CustomStringConvertible {
             parts.append(event)
         }
         parts.append(message)
-        return parts.joined(separator: ": ")
+        return Self.oneLine(parts.joined(separator: ": "))
     }
 
     private static func shortened(_ text: String) -> String {
-        let flat = text.replacing("\r", with: " ").replacing("\n", with: " ")
+        let flat = oneLine(text)
         return flat.count > 60 ? String(flat.prefix(57)) + "…" : flat
+    }
+
+    /// `text` with line breaks as spaces. (Replacing the Characters "\r" and "\n" misses "\r\n", which
+    /// Swift counts as one Character: a subject with CRLF went to the terminal as several lines.)
+    private static func oneLine(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { ["\r", "\n", "\u{85}", "\u{2028}", "\u{2029}"].contains($0) ? " " : $0 }))
     }
 }
