@@ -94,15 +94,23 @@ public struct CalendarExporter: Sendable {
         let stream = try GraphToICS.PageStream(
             options: request.options, recurrence: request.recurrence, range: range,
             spoolDirectory: request.spoolDirectory)
-        try client.calendarView(
-            calendarID: request.calendarID, start: request.start, end: request.end, pageSize: request.pageSize
-        ) { page in
-            try stream.add(page: page)
-            let done = stream.progress
-            progress?(Progress(pages: done.pages, events: done.events))
-        }
-        if request.recurrence == .series {
-            try completeSeries(stream, request: request, progress: progress)
+        do {
+            try client.calendarView(
+                calendarID: request.calendarID, start: request.start, end: request.end, pageSize: request.pageSize
+            ) { page in
+                try stream.add(page: page)
+                let done = stream.progress
+                progress?(Progress(pages: done.pages, events: done.events))
+            }
+            if request.recurrence == .series {
+                try completeSeries(stream, request: request, progress: progress)
+            }
+        } catch {
+            // The page handed over last may still be converting on another thread, holding its bytes: let it
+            // finish, so that nothing runs on when the error ends the command (LeakSanitizer saw the page as
+            // leaked when graph-ics exited after a refused next-page link).
+            try? stream.settle()
+            throw error
         }
         let summary = try stream.finish(into: &sink)
         let done = stream.progress

@@ -105,8 +105,10 @@ extension GraphToICS {
             job = group
         }
 
-        /// Waits for the page being converted; rethrows what went wrong with it.
-        func settle() throws(ICalBridgeError) {
+        /// Waits for the page being converted; rethrows what went wrong with it. A caller that gives up on
+        /// the stream (fetching the next page failed) calls it too, so that no conversion is still running,
+        /// holding its page, when the error ends the command.
+        public func settle() throws(ICalBridgeError) {
             if let job {
                 job.wait()
                 self.job = nil
