@@ -205,13 +205,19 @@ public final class GraphClient: Sendable {
     /// The URL of a nextLink, used verbatim, if it points at ``baseURL``'s scheme, host and port.
     func followable(_ link: String, operation: String) throws -> URL {
         guard let url = URL(string: link), Self.sameOrigin(url, baseURL) else {
-            let host = URL(string: link)?.host ?? "an unreadable URL"
+            // Host and port, so that a link to another port of the same host does not read "127.0.0.1, not
+            // 127.0.0.1".
+            func place(_ url: URL?) -> String? {
+                guard let url, let host = url.host, !host.isEmpty else { return nil }
+                return url.port.map { "\(host):\($0)" } ?? host
+            }
             throw GraphError(
                 .other,
                 operation: operation,
                 code: "foreignNextLink",
-                message: "Graph's next-page link points to \(host), not to \(baseURL.host ?? "the Graph host");"
-                    + " graph-ics does not follow it, so the access token is not sent there"
+                message: "Graph's next-page link points to \(place(URL(string: link)) ?? "an unreadable URL"), not to"
+                    + " \(place(baseURL) ?? "the Graph host"); graph-ics does not follow it, so the access token is not"
+                    + " sent there"
             )
         }
         return url
