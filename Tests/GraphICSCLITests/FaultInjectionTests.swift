@@ -90,20 +90,25 @@ final class SpawnedGraphICS {
     /// The test process's own peak memory right after the spawn (see ``SpawnResult/peakMemoryKiB``).
     private let inheritedPeakKiB: Int
 
-    /// `VmHWM` of `/proc/<process>/status`, in KiB.
-    static func highWaterMarkKiB(of process: String) -> Int? {
-        // procfs files report size 0: read them in a loop, not by their size.
-        let descriptor = open("/proc/\(process)/status", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+    /// A file's bytes, read in a loop until its end: procfs files report size 0, and Foundation's
+    /// `Data(contentsOf:)` leaks its buffer for an empty file (LeakSanitizer reports it).
+    static func contents(of path: String) -> Data {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return Data() }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
+        var bytes = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
-            bytes += chunk[0..<count]
+            bytes.append(contentsOf: chunk[0..<count])
         }
-        let text = String(decoding: bytes, as: UTF8.self)
+        return bytes
+    }
+
+    /// `VmHWM` of `/proc/<process>/status`, in KiB.
+    static func highWaterMarkKiB(of process: String) -> Int? {
+        let text = String(decoding: contents(of: "/proc/\(process)/status"), as: UTF8.self)
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
         return line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap {
             Int($0)
@@ -146,8 +151,8 @@ final class SpawnedGraphICS {
         return SpawnResult(
             status: signalNumber == 0 ? (status >> 8) & 0xFF : nil,
             signal: signalNumber == 0 ? nil : signalNumber,
-            stdout: (try? Data(contentsOf: outputFile)) ?? Data(),
-            stderr: (try? Data(contentsOf: errorFile)) ?? Data(),
+            stdout: Self.contents(of: outputFile.path),
+            stderr: Self.contents(of: errorFile.path),
             // No reading at all counts as unbounded, so that a bound cannot pass by accident.
             peakMemoryKiB: Int(usage.ru_maxrss) > inheritedPeakKiB
                 ? Int(usage.ru_maxrss) : sampledPeak == 0 ? Int.max : sampledPeak,
@@ -256,7 +261,7 @@ func expectOneClearError(
     static let berlinWindows = "W. Europe Standard Time"
     /// Monday 30 November 2026, 00:00 in Berlin: the start of ISO week 2026-W49.
     static let week49 = Date(timeIntervalSince1970: 1_795_993_200)
-    static let exportArguments = ["export", "--week", "2026-W49", "-o", "week.ics"]
+    static var exportArguments: [String] { ["export", "--week", "2026-W49", "-o", "week.ics"] }
     static let eventCount = 30
 
     /// A stand-in account whose mailbox is in Berlin with `eventCount` events in week 49, on a fast path
@@ -299,14 +304,19 @@ func expectOneClearError(
             headers: [("Retry-After", retryAfter)])
     }
 
-    static let serverError = jsonResponse(
-        500, #"{"error":{"code":"InternalServerError","message":"Something went wrong on the server."}}"#)
-    static let garbage = Data("\u{0}\u{7}SSH-2.0-OpenSSH_9.6 not http at all\r\n\r\n\u{FF}".utf8)
-    static let truncatedPage = LoopbackHTTPServer.Response(
-        status: 200, headers: [("Content-Type", "application/json")],
-        body: Data(
-            (#"{"value":[{"id":"AAMk-truncated","subject":"A page cut short","start":{"dateTime":"2026-12-01T10:00:00","#
-                + String(repeating: " ", count: 4096) + #""timeZone":"UTC"}}]}"#).utf8))
+    // Computed, not stored: LeakSanitizer counts the buffers of a lazily initialised global as leaks.
+    static var serverError: LoopbackHTTPServer.Response {
+        jsonResponse(
+            500, #"{"error":{"code":"InternalServerError","message":"Something went wrong on the server."}}"#)
+    }
+    static var garbage: Data { Data("\u{0}\u{7}SSH-2.0-OpenSSH_9.6 not http at all\r\n\r\n\u{FF}".utf8) }
+    static var truncatedPage: LoopbackHTTPServer.Response {
+        LoopbackHTTPServer.Response(
+            status: 200, headers: [("Content-Type", "application/json")],
+            body: Data(
+                (#"{"value":[{"id":"AAMk-truncated","subject":"A page cut short","start":{"dateTime":"2026-12-01T10:00:00","#
+                    + String(repeating: " ", count: 4096) + #""timeZone":"UTC"}}]}"#).utf8))
+    }
 
     /// A fault that passes: graph-ics retries and the run succeeds.
     struct TransientFault: CustomTestStringConvertible, Sendable {
@@ -317,23 +327,25 @@ func expectOneClearError(
         var testDescription: String { name }
     }
 
-    static let transientFaults: [TransientFault] = [
-        TransientFault(name: "connection closed without an answer, twice", action: .closeConnection, times: 2),
-        TransientFault(
-            name: "body cut off after 40 bytes", action: .truncated(truncatedPage, keepingBytes: 40), times: 1),
-        TransientFault(
-            name: "answer slower than GRAPH_ICS_TIMEOUT",
-            action: .delayed(.seconds(3), jsonResponse(200, #"{"value":[]}"#)), times: 1,
-            environment: ["GRAPH_ICS_TIMEOUT": "0.4"]),
-        TransientFault(
-            name: "429 storm of four, then recovery", action: .respond(throttled(retryAfter: "0.05")), times: 4),
-        TransientFault(
-            name: "503 with Retry-After, twice",
-            action: .respond(
-                jsonResponse(
-                    503, #"{"error":{"code":"ServiceUnavailable","message":"Try later."}}"#,
-                    headers: [("Retry-After", "0.05")])), times: 2),
-    ]
+    static var transientFaults: [TransientFault] {
+        [
+            TransientFault(name: "connection closed without an answer, twice", action: .closeConnection, times: 2),
+            TransientFault(
+                name: "body cut off after 40 bytes", action: .truncated(truncatedPage, keepingBytes: 40), times: 1),
+            TransientFault(
+                name: "answer slower than GRAPH_ICS_TIMEOUT",
+                action: .delayed(.seconds(3), jsonResponse(200, #"{"value":[]}"#)), times: 1,
+                environment: ["GRAPH_ICS_TIMEOUT": "0.4"]),
+            TransientFault(
+                name: "429 storm of four, then recovery", action: .respond(throttled(retryAfter: "0.05")), times: 4),
+            TransientFault(
+                name: "503 with Retry-After, twice",
+                action: .respond(
+                    jsonResponse(
+                        503, #"{"error":{"code":"ServiceUnavailable","message":"Try later."}}"#,
+                        headers: [("Retry-After", "0.05")])), times: 2),
+        ]
+    }
 
     /// A fault that does not pass: graph-ics gives up.
     struct FinalFault: CustomTestStringConvertible, Sendable {
@@ -346,27 +358,31 @@ func expectOneClearError(
         var testDescription: String { name }
     }
 
-    static let finalFaults: [FinalFault] = [
-        FinalFault(name: "500", action: .respond(serverError), status: 69, mentioning: ["HTTP 500"], maxRequests: 1),
-        FinalFault(name: "garbage instead of HTTP", action: .raw(garbage), status: 69, mentioning: [], maxRequests: 1),
-        FinalFault(
-            name: "HTML instead of JSON",
-            action: .respond(
-                LoopbackHTTPServer.Response(
-                    status: 200, headers: [("Content-Type", "text/html")],
-                    body: Data("<html><body>Sign in to the Wi-Fi</body></html>".utf8))),
-            status: 69, mentioning: [], maxRequests: 1),
-        FinalFault(
-            name: "JSON cut short with a matching Content-Length",
-            action: .respond(jsonResponse(200, #"{"value":[{"id":"AAMk-1","subject":"cut"#)), status: 69,
-            mentioning: [], maxRequests: 1),
-        FinalFault(
-            name: "429 storm longer than the retries", action: .respond(throttled(retryAfter: "0.05")), status: 69,
-            mentioning: ["429"], maxRequests: 6),
-        FinalFault(
-            name: "429 asking to wait longer than the retry deadline",
-            action: .respond(throttled(retryAfter: "3600")), status: 69, mentioning: ["429"], maxRequests: 1),
-    ]
+    static var finalFaults: [FinalFault] {
+        [
+            FinalFault(
+                name: "500", action: .respond(serverError), status: 69, mentioning: ["HTTP 500"], maxRequests: 1),
+            FinalFault(
+                name: "garbage instead of HTTP", action: .raw(garbage), status: 69, mentioning: [], maxRequests: 1),
+            FinalFault(
+                name: "HTML instead of JSON",
+                action: .respond(
+                    LoopbackHTTPServer.Response(
+                        status: 200, headers: [("Content-Type", "text/html")],
+                        body: Data("<html><body>Sign in to the Wi-Fi</body></html>".utf8))),
+                status: 69, mentioning: [], maxRequests: 1),
+            FinalFault(
+                name: "JSON cut short with a matching Content-Length",
+                action: .respond(jsonResponse(200, #"{"value":[{"id":"AAMk-1","subject":"cut"#)), status: 69,
+                mentioning: [], maxRequests: 1),
+            FinalFault(
+                name: "429 storm longer than the retries", action: .respond(throttled(retryAfter: "0.05")), status: 69,
+                mentioning: ["429"], maxRequests: 6),
+            FinalFault(
+                name: "429 asking to wait longer than the retry deadline",
+                action: .respond(throttled(retryAfter: "3600")), status: 69, mentioning: ["429"], maxRequests: 1),
+        ]
+    }
 
     // MARK: export
 
@@ -626,7 +642,7 @@ func expectOneClearError(
         child.send(SIGINT)
         let result = try child.wait()
         #expect(result.status == 130, "stderr: \(result.err)")
-        #expect(result.errLines.last == "error: interrupted; nothing half-written was left behind", "\(result.err)")
+        #expect(result.errLines.contains("error: interrupted; nothing half-written was left behind"), "\(result.err)")
         usleep(400_000)  // let the stand-in finish the chains it had started
         #expect(standIn.eventCount < 120)
 

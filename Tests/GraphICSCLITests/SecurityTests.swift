@@ -284,7 +284,7 @@ import Testing
             ["export", "--week", "2026-W49", "-v", "-o", output.name], environment: account.tokenEnvironment())
         expectOneClearError(
             status: result.status, stdout: result.stdout, errLines: result.errLines.filter { !$0.hasPrefix("note: ") },
-            expected: 69, mentioning: ["next-page link", "127.0.0.1"])
+            expected: 69, mentioning: ["next-page link", "127.0.0.1:\(elsewhere.port)"])
         #expect(elsewhere.requestCount == 0, "graph-ics sent a request to the foreign host")
         #expect(standIn.requests.contains { $0.path.hasSuffix("/calendarView") }, "the first page was not read")
         try output.expectUntouched()
