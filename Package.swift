@@ -58,3 +58,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (scripts/fuzz), only when GRAPH_ICS_FUZZ=1 is set while the manifest is read, so that
+// `swift build` and `swift test` never see them. Each defines LLVMFuzzerTestOneInput and a main that hands
+// over to libFuzzer, so they link only with `-sanitize=fuzzer`.
+if Context.environment["GRAPH_ICS_FUZZ"] == "1" {
+    package.products += [
+        .executable(name: "fuzz-ics", targets: ["FuzzICS"]),
+        .executable(name: "fuzz-graph-json", targets: ["FuzzGraphJSON"]),
+    ]
+    package.targets += [
+        .executableTarget(name: "FuzzICS", dependencies: ["ICalBridge"], path: "Fuzz/ICS"),
+        .executableTarget(name: "FuzzGraphJSON", dependencies: ["ICalBridge"], path: "Fuzz/GraphJSON"),
+    ]
+}
