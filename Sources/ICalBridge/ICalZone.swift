@@ -34,10 +34,29 @@ public struct ICalZone: @unchecked Sendable, Equatable {
 
     /// Seconds to add to UTC to get local time at `instant`: libical's answer
     /// (`icaltimezone_get_utc_offset_of_utc_time`), remembered per year in ``offsets``.
+    ///
+    /// From 2500 on, libical is asked about the same moment whole 400-year Gregorian cycles earlier: the
+    /// calendar repeats exactly after a cycle and so do tzdata's rules after their last change, while
+    /// libical computes daylight saving only up to 2582 and past it recomputes the zone's history on every
+    /// call (a year like 4054 in an input took seconds per offset).
     public func utcOffset(at instant: Int64) -> Int {
         offsets.offset(at: instant) { from, to in
-            (offsetAndDaylight(at: from).offset, transitions(from: from, to: to).map { ($0.instant, $0.after) })
+            let shift = Self.cycleShift(from)
+            return (
+                offsetAndDaylight(at: from - shift).offset,
+                transitions(from: from - shift, to: to - shift).map { ($0.instant + shift, $0.after) }
+            )
         }
+    }
+
+    /// Seconds in 400 Gregorian years (146,097 days).
+    static let gregorianCycle: Int64 = 146_097 * 86_400
+
+    /// The whole 400-year cycles, in seconds, that move `instant` into 2100–2499 when it is later than that.
+    static func cycleShift(_ instant: Int64) -> Int64 {
+        let base: Int64 = 4_102_444_800  // 2100-01-01T00:00:00Z
+        guard instant >= base + gregorianCycle else { return 0 }
+        return (instant - base) / gregorianCycle * gregorianCycle
     }
 
     /// The wall-clock time in this zone at `instant`.
@@ -120,12 +139,21 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     /// from libical's tzdata rules), which every reader understands.
     ///
     /// With `openEnded` (a series without end uses the zone) libical's component is not truncated at the
-    /// end, so its rules go on; the explicit fallback then lists changes for ten more years.
+    /// end, so its rules go on; the explicit fallback then lists changes for ten more years. Windows are
+    /// cut to ``supportedInstants``; one that reaches past them is taken as open-ended.
     public func vtimezone(windows: [(from: Int64, to: Int64)], openEnded: Bool = false) throws(ICalBridgeError)
         -> [UInt8]
     {
+        // Windows are cut to the supported instants, and one reaching past them (a series ending in 4054)
+        // leaves the rules without end: stepping through centuries of offsets took seconds per zone.
+        let supported = Self.supportedInstants
+        let openEnded = openEnded || (windows.last.map { $0.to >= supported.upperBound } ?? false)
+        var windows = windows.compactMap { window -> (from: Int64, to: Int64)? in
+            let from = max(window.from, supported.lowerBound)
+            let to = min(window.to, supported.upperBound - 1)
+            return from <= to ? (from, to) : nil
+        }
         guard let first = windows.first, var last = windows.last else { return [] }
-        var windows = windows
         if openEnded {
             last.to = min(last.to + 10 * 366 * 86_400, Self.supportedInstants.upperBound - 1)
             windows[windows.count - 1] = last
