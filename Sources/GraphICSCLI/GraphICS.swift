@@ -31,7 +31,8 @@ enum GraphICS {
               --version     Show the version.
 
             Environment: GRAPH_ICS_ACCESS_TOKEN, GRAPH_ICS_CLIENT_ID, GRAPH_ICS_TENANT, GRAPH_ICS_GRAPH_URL,
-            GRAPH_ICS_AUTHORITY, GRAPH_ICS_CONFIG_DIR, GRAPH_ICS_CLIENT_SECRET(_FILE) (see the README).
+            GRAPH_ICS_AUTHORITY, GRAPH_ICS_CONFIG_DIR, GRAPH_ICS_CLIENT_SECRET(_FILE), GRAPH_ICS_TIMEOUT
+            (see the README).
 
             Exit status: 0 ok, 1 some events failed, 64 usage, 65 bad input, 66 input missing,
             69 Graph unavailable, 73 cannot create output, 74 I/O error, 75 temporary failure,
