@@ -16,6 +16,7 @@ let package = Package(
             pkgConfig: "libical",
             providers: [.apt(["libical-dev"])]
         ),
+        .systemLibrary(name: "CGlibc"),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -41,7 +42,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "GraphICSCLI",
-            dependencies: ["ICalBridge", "GraphICS"]
+            dependencies: ["ICalBridge", "GraphICS", "CGlibc"]
         ),
         .testTarget(
             name: "ICalBridgeTests",

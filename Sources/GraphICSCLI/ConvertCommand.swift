@@ -149,7 +149,8 @@ struct ConvertCommand: Command {
         // Exactly what `import` sends (with its default settings): identity and version properties,
         // transactionId, attendees only with --as-meeting.
         let settings = ImportSettings(notifiesAttendees: asMeeting)
-        plan.events = plan.events.map { EventImporter.prepared($0, settings: settings) }
+        let planned = plan.events
+        plan.events = Parallel.map(count: planned.count) { EventImporter.prepared(planned[$0], settings: settings) }
         Self.report(plan.diagnostics, terminal)
         if verbose {
             for (tzid, rule) in plan.zoneRules.sorted(by: { $0.key < $1.key }) {

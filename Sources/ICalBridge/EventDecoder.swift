@@ -42,17 +42,17 @@ public enum ICSToGraph {
         var overrides: [String: [ICSDocument.Event]] = [:]
         var masters: [(event: ICSDocument.Event, uid: String)] = []
         for event in document.events {
-            let uid = ICalComponent.value(of: "UID", in: event.pointer) ?? ""
-            if icalcomponent_get_first_property(event.pointer, ICAL_RECURRENCEID_PROPERTY) != nil {
-                overrides[uid, default: []].append(event)
+            if event.isOverride {
+                overrides[event.uid, default: []].append(event)
             } else {
-                mastersByUID[uid] = masters.count
-                masters.append((event, uid))
+                mastersByUID[event.uid] = masters.count
+                masters.append((event, event.uid))
             }
         }
         // Events are independent: slices of them are planned on all cores, each by its own decoder, and
         // joined in file order.
-        let sliceCount = min(masters.count / 128, ProcessInfo.processInfo.activeProcessorCount * 2)
+        // Many slices (not one per core), so that a core that finishes early takes the next one.
+        let sliceCount = min(masters.count / 128, ProcessInfo.processInfo.activeProcessorCount * 8)
         if sliceCount > 1 {
             let perSlice = (masters.count + sliceCount - 1) / sliceCount
             let results = UnsafeMutableBufferPointer<EventDecoder?>.allocate(capacity: sliceCount)

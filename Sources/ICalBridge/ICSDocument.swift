@@ -18,6 +18,31 @@ final class ICSDocument {
         let timezones: [String: String]
         /// 1-based line of the event's `BEGIN:VEVENT` in the input.
         let line: Int?
+        /// Its UID ("" when it has none).
+        let uid: String
+        /// Whether it has a RECURRENCE-ID: it changes one occurrence of a series.
+        let isOverride: Bool
+
+        init(pointer: OpaquePointer, method: String?, timezones: [String: String], line: Int?, identity: Identity) {
+            self.pointer = pointer
+            self.method = method
+            self.timezones = timezones
+            self.line = line
+            uid = identity.uid
+            isOverride = identity.isOverride
+        }
+
+        /// What sorts a VEVENT into series and their overrides; read where the VEVENT is parsed, on all cores
+        /// for a large file.
+        struct Identity {
+            var uid: String
+            var isOverride: Bool
+
+            init(_ event: OpaquePointer) {
+                uid = ICalComponent.value(of: "UID", in: event) ?? ""
+                isOverride = icalcomponent_get_first_property(event, ICAL_RECURRENCEID_PROPERTY) != nil
+            }
+        }
     }
 
     let file: String
@@ -83,7 +108,7 @@ final class ICSDocument {
                 readSplit(split, firstLine: calendar.firstLine)
                 continue
             }
-            guard let root = ICalComponent.parse(calendar.text) else {
+            guard let root = ICalComponent.parse(bytes: calendar.text) else {
                 diagnostics.append(
                     Diagnostic(.error, "libical could not read this calendar", file: file, line: calendar.firstLine))
                 continue
@@ -102,10 +127,23 @@ final class ICSDocument {
             parsed.deinitialize()
             parsed.deallocate()
         }
-        nonisolated(unsafe) let slots = parsed
+        let identities = UnsafeMutableBufferPointer<[(OpaquePointer, Event.Identity)]>.allocate(
+            capacity: split.chunks.count)
+        identities.initialize(repeating: [])
+        defer {
+            identities.deinitialize()
+            identities.deallocate()
+        }
+        nonisolated(unsafe) let (slots, eventSlots) = (parsed, identities)
         let chunks = split.chunks
         DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
-            slots[index] = ICalComponent.parse(bytes: chunks[index].text)
+            let root = ICalComponent.parse(bytes: chunks[index].text)
+            slots[index] = root
+            if let root {
+                eventSlots[index] = ICalComponent.children(of: root.pointer, ICAL_VEVENT_COMPONENT).map {
+                    ($0, Event.Identity($0))
+                }
+            }
         }
         var method: String?
         var timezones: [String: String] = [:]
@@ -130,9 +168,10 @@ final class ICSDocument {
                 continue
             }
             roots.append(root)
-            for (number, event) in ICalComponent.children(of: root.pointer, ICAL_VEVENT_COMPONENT).enumerated() {
+            for (number, (event, identity)) in identities[index].enumerated() {
                 let line = number < chunk.eventLines.count ? chunk.eventLines[number] : nil
-                events.append(Event(pointer: event, method: method, timezones: timezones, line: line))
+                events.append(
+                    Event(pointer: event, method: method, timezones: timezones, line: line, identity: identity))
             }
         }
     }
@@ -179,7 +218,8 @@ final class ICSDocument {
     /// One VCALENDAR of the input as text, with the line it starts on and the lines and byte ranges of its
     /// VEVENTs.
     struct CalendarText {
-        var text: String
+        /// The calendar's UTF-8 bytes.
+        var text: [UInt8]
         var firstLine: Int
         var eventLines: [Int]
         /// The byte range of each VEVENT (from its BEGIN line to the end of its END line, or to the line
@@ -199,10 +239,10 @@ final class ICSDocument {
             guard let ranges = eventRanges, ranges.count == eventLines.count,
                 ranges.count >= Self.splitThreshold || !unterminated.isEmpty
             else { return nil }
-            let chunkCount = max(1, min(ranges.count / 64, ProcessInfo.processInfo.activeProcessorCount * 4))
+            // Many chunks (not one per core), so that a core that finishes early takes the next one.
+            let chunkCount = max(1, min(ranges.count / 64, ProcessInfo.processInfo.activeProcessorCount * 16))
             let unterminated = Set(unterminated)
-            var text = text
-            return text.withUTF8 { bytes -> SplitCalendar in
+            return text.withUnsafeBufferPointer { bytes -> SplitCalendar in
                 func append(_ range: Range<Int>, to output: inout [UInt8]) {
                     output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
                 }
@@ -269,8 +309,8 @@ final class ICSDocument {
                 }
                 return true
             }
-            func slice(_ start: Int, _ end: Int) -> String {
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            func slice(_ start: Int, _ end: Int) -> [UInt8] {
+                Array(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             }
             func endOfLine(from start: Int) -> Int {
                 guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) else {
@@ -331,13 +371,14 @@ final class ICSDocument {
                 // A truncated calendar: give libical what there is; it reports what is missing.
                 result.append(
                     CalendarText(
-                        text: slice(start, bytes.count) + "\r\nEND:VCALENDAR\r\n", firstLine: calendarLine,
+                        text: slice(start, bytes.count) + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: calendarLine,
                         eventLines: eventLines, eventRanges: nil))
             }
             if result.isEmpty, !bareEventLines.isEmpty {
                 result.append(
                     CalendarText(
-                        text: "BEGIN:VCALENDAR\r\n" + slice(0, bytes.count) + "\r\nEND:VCALENDAR\r\n", firstLine: 0,
+                        text: Array("BEGIN:VCALENDAR\r\n".utf8) + slice(0, bytes.count)
+                            + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: 0,
                         eventLines: bareEventLines, eventRanges: nil))
             }
             return result
@@ -361,7 +402,10 @@ final class ICSDocument {
             for event in ICalComponent.children(of: calendar, ICAL_VEVENT_COMPONENT) {
                 let line = eventIndex < eventLines.count ? eventLines[eventIndex] : nil
                 eventIndex += 1
-                events.append(Event(pointer: event, method: method, timezones: timezones, line: line))
+                events.append(
+                    Event(
+                        pointer: event, method: method, timezones: timezones, line: line,
+                        identity: Event.Identity(event)))
             }
         }
     }

@@ -8,7 +8,7 @@ extension ImportPlan {
     public func jsonData() throws(ICalBridgeError) -> Data {
         guard !events.isEmpty else { return Data("{\n  \"value\": []\n}".utf8) }
         // Events are written in slices on all cores, then joined: `{"value": [e1, e2, …]}`, pretty-printed.
-        let sliceCount = max(1, min(events.count / 256, ProcessInfo.processInfo.activeProcessorCount * 2))
+        let sliceCount = max(1, min(events.count / 256, ProcessInfo.processInfo.activeProcessorCount * 8))
         let perSlice = (events.count + sliceCount - 1) / max(sliceCount, 1)
         let slices = UnsafeMutableBufferPointer<Result<[UInt8], any Error>>.allocate(capacity: sliceCount)
         slices.initialize(repeating: .success([]))

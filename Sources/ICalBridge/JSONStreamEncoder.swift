@@ -119,9 +119,18 @@ struct JSONStreamEncoder {
         }
 
         private func newline() {
-            bytes.append(0x0A)
-            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+            // One copy of a prepared line start, not a byte-by-byte append of the indentation.
+            let length = 1 + depth * 2
+            if length <= Self.lineStart.count {
+                Self.lineStart.withUnsafeBufferPointer { bytes.append(contentsOf: $0.prefix(length)) }
+            } else {
+                bytes.append(0x0A)
+                bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+            }
         }
+
+        /// A line feed and the indentation of 31 levels.
+        private static let lineStart: [UInt8] = [0x0A] + Array(repeating: UInt8(ascii: " "), count: 62)
 
         func string(_ text: String) {
             var text = text

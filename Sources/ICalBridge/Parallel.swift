@@ -2,10 +2,10 @@ import Dispatch
 import Foundation
 
 /// graph-ics's one way to spread independent work over the cores.
-enum Parallel {
+public enum Parallel {
     /// `body(0..<count)` on all cores (at most 8 workers), results in index order; fewer than `minimum`
     /// items run on the calling thread, where threads would cost more than they save.
-    static func map<T>(count: Int, minimum: Int = 32, _ body: (Int) -> T) -> [T] {
+    public static func map<T>(count: Int, minimum: Int = 32, _ body: (Int) -> T) -> [T] {
         let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
         guard workers > 1, count >= minimum else { return (0..<count).map(body) }
         let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
