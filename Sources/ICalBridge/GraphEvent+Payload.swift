@@ -45,6 +45,10 @@ extension ImportIdentity {
 
     /// `20261201T090000Z` from the forms DTSTAMP takes (`20261201T090000Z`, lower-case, with spaces).
     private static func normalisedStamp(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespaces).uppercased()
+        // Nearly always already in the form: digits, `T` and `Z`.
+        if text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == UInt8(ascii: "T") || $0 == UInt8(ascii: "Z") }) {
+            return text
+        }
+        return text.trimmingCharacters(in: .whitespaces).uppercased()
     }
 }

@@ -399,6 +399,9 @@ private func property(_ event: [String: Any], _ id: String) -> String? {
         #expect(!ImportIdentity.isNewer(sequence: 2, timestamp: "20261201T090000Z", than: stored))
         #expect(ImportIdentity.isNewer(sequence: nil, timestamp: nil, than: nil))
         #expect(ImportIdentity.version(sequence: nil, timestamp: nil) == "0;")
+        // DTSTAMP as some files write it: lower case, padded.
+        #expect(ImportIdentity.version(sequence: 1, timestamp: " 20261201t090000z ") == "1;20261201T090000Z")
+        #expect(!ImportIdentity.isNewer(sequence: 2, timestamp: "20261201t090000z", than: stored))
     }
 
     @Test func preparedPayloadsCarryNoAttendeesUnlessMeetingsAreWanted() throws {
