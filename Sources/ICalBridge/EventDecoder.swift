@@ -155,7 +155,9 @@ struct EventDecoder {
             sequence: ICalComponent.value(of: "SEQUENCE", in: component).flatMap { Int($0) },
             timestamp: ICalComponent.value(of: "DTSTAMP", in: component),
             method: context.event.method,
-            isCancelled: ICalComponent.value(of: "STATUS", in: component)?.uppercased() == "CANCELLED",
+            isCancelled: ICalComponent.value(of: "STATUS", in: component).map({
+                ICalText.equalsIgnoringASCIICase($0, "CANCELLED")
+            }) == true,
             followUps: []
         )
         let rules = ICalComponent.values(of: "RRULE", in: component)
@@ -223,7 +225,9 @@ struct EventDecoder {
                 continue
             }
             diagnostics += overrideContext.diagnostics
-            if ICalComponent.value(of: "STATUS", in: override.pointer)?.uppercased() == "CANCELLED" {
+            if ICalComponent.value(of: "STATUS", in: override.pointer).map({
+                ICalText.equalsIgnoringASCIICase($0, "CANCELLED")
+            }) == true {
                 steps.append(.cancelOccurrence(originalStart: text))
             } else {
                 steps.append(.patchOccurrence(originalStart: text, changes: changes))
@@ -352,7 +356,10 @@ struct EventDecoder {
         {
             event.showAs = showAs
         } else {
-            let transparent = ICalComponent.value(of: "TRANSP", in: component)?.uppercased() == "TRANSPARENT"
+            let transparent =
+                ICalComponent.value(of: "TRANSP", in: component).map({
+                    ICalText.equalsIgnoringASCIICase($0, "TRANSPARENT")
+                }) == true
             event.showAs = transparent ? "free" : "busy"
         }
         if let personal = ICalComponent.value(of: "X-GRAPH-ICS-SENSITIVITY", in: component), personal == "personal" {
@@ -414,7 +421,7 @@ struct EventDecoder {
 
     static func altDescriptionHTML(_ component: OpaquePointer) -> String? {
         for property in properties(ICAL_X_PROPERTY, in: component) {
-            guard let name = icalproperty_get_x_name(property), String(cString: name).uppercased() == "X-ALT-DESC",
+            guard let name = icalproperty_get_x_name(property), strcasecmp(name, "X-ALT-DESC") == 0,
                 let value = icalproperty_get_value(property), let raw = icalvalue_as_ical_string(value)
             else { continue }
             let text = ICalText.unescaped(String(cString: raw))
