@@ -12,6 +12,10 @@ public struct ImportOptions: Sendable {
     public var strict = false
     /// The most occurrences a rule Graph cannot hold is expanded into.
     public var expansionLimit = 500
+    /// Units of libical's stepping (see ``RecurrenceMapping/expansionHorizon(rrule:start:budget:)``) each
+    /// expanded rule may use; set for each file from its number of RRULEs, so that a file of rules whose
+    /// filters seldom match is read in about a second, not in hours.
+    var expansionBudget = 20_000
     /// The file named in diagnostics.
     public var file: String
 
@@ -33,6 +37,11 @@ public enum ICSToGraph {
     ///   with single events are diagnostics in the plan; those events are left out.
     public static func plan(_ data: Data, options: ImportOptions) throws(ICalBridgeError) -> ImportPlan {
         let document = try ICSDocument(data, file: options.file)
+        let options = {
+            var options = options
+            options.expansionBudget = expansionBudget(rules: document.events.reduce(0) { $0 + $1.rules })
+            return options
+        }()
         var decoder = EventDecoder(options: options)
         var plan = ImportPlan()
         plan.diagnostics = document.diagnostics
@@ -97,6 +106,17 @@ public enum ICSToGraph {
             plan.diagnostics.append(Diagnostic(.error, "the file holds \(what)", file: options.file))
         }
         return plan
+    }
+}
+
+extension ICSToGraph {
+    /// The work (libical steps) all expansions of a file may take together: about a second.
+    static let fileExpansionBudget = 250_000
+
+    /// The budget of each rule of a file with `rules` RRULEs: a share of ``fileExpansionBudget``, at least
+    /// 500 units (a daily rule's 500 days), at most 20,000 (an hourly rule's two years and three months).
+    static func expansionBudget(rules: Int) -> Int {
+        min(20_000, max(500, fileExpansionBudget / max(1, rules)))
     }
 }
 
@@ -249,11 +269,22 @@ struct EventDecoder {
         var starts = Set<CivilDateTime>()
         starts.insert(start.civil)
         for rule in rules {
-            let occurrences = RecurrenceMapping.occurrences(
-                rrule: rule, start: start.civil, isAllDay: start.isDate, count: limit + 1)
+            if let reason = RecurrenceMapping.neverOccurs(rrule: rule) {
+                context.warning("RRULE:\(rule) never occurs (\(reason)); it adds no occurrences")
+                continue
+            }
+            let horizon = RecurrenceMapping.expansionHorizon(
+                rrule: rule, start: start.civil, budget: options.expansionBudget)
+            let (occurrences, cut) = RecurrenceMapping.expansion(
+                rrule: rule, start: start.civil, isAllDay: start.isDate, count: limit + 1, horizon: horizon)
             if occurrences.count > limit {
                 context.warning(
                     "RRULE:\(rule) has more than \(limit) occurrences; only the first \(limit) are imported")
+            } else if cut, let horizon {
+                context.warning(
+                    "RRULE:\(rule) is expanded only up to \(start.isDate ? horizon.date.description : horizon.description)"
+                        + ": stepping through a rule whose filters match this seldom takes too long;"
+                        + " later occurrences are not imported")
             }
             starts.formUnion(occurrences.prefix(limit))
         }

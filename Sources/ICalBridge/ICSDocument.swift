@@ -22,6 +22,8 @@ final class ICSDocument {
         let uid: String
         /// Whether it has a RECURRENCE-ID: it changes one occurrence of a series.
         let isOverride: Bool
+        /// How many RRULEs it has.
+        let rules: Int
 
         init(pointer: OpaquePointer, method: String?, timezones: [String: String], line: Int?, identity: Identity) {
             self.pointer = pointer
@@ -30,6 +32,7 @@ final class ICSDocument {
             self.line = line
             uid = identity.uid
             isOverride = identity.isOverride
+            rules = identity.rules
         }
 
         /// What sorts a VEVENT into series and their overrides; read where the VEVENT is parsed, on all cores
@@ -37,10 +40,12 @@ final class ICSDocument {
         struct Identity {
             var uid: String
             var isOverride: Bool
+            var rules: Int
 
             init(_ event: OpaquePointer) {
                 uid = ICalComponent.value(of: "UID", in: event) ?? ""
                 isOverride = icalcomponent_get_first_property(event, ICAL_RECURRENCEID_PROPERTY) != nil
+                rules = Int(icalcomponent_count_properties(event, ICAL_RRULE_PROPERTY))
             }
         }
     }

@@ -126,12 +126,26 @@ public enum RecurrenceMapping {
     /// `rrule` from a floating DTSTART `start` (a DATE when `isAllDay`); empty when libical cannot parse
     /// the rule or refuses to iterate it. A UTC UNTIL is compared with the floating times as if they were
     /// UTC, as libical does.
-    static func occurrences(rrule: String, start: CivilDateTime, isAllDay: Bool = false, count: Int)
-        -> [CivilDateTime]
-    {
-        let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
+    ///
+    /// - Parameter horizon: when given, no occurrence after it is generated (it becomes the rule's UNTIL
+    ///   when the rule has none or a later one). libical 3.0 steps through every second, minute, hour or
+    ///   day of a rule's frequency until one passes all BY filters, up to the year 2582: a rule whose
+    ///   filters never or seldom match (`FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30`) takes minutes without
+    ///   one, but its UNTIL stops the stepping.
+    static func occurrences(
+        rrule: String, start: CivilDateTime, isAllDay: Bool = false, count: Int, horizon: CivilDateTime? = nil
+    ) -> [CivilDateTime] {
+        expansion(rrule: rrule, start: start, isAllDay: isAllDay, count: count, horizon: horizon).occurrences
+    }
+
+    /// ``occurrences(rrule:start:isAllDay:count:horizon:)``, and whether the horizon ended them: the rule
+    /// would have gone on (no UNTIL or a later one, COUNT not reached) but `horizon` stopped it.
+    static func expansion(
+        rrule: String, start: CivilDateTime, isAllDay: Bool = false, count: Int, horizon: CivilDateTime?
+    ) -> (occurrences: [CivilDateTime], cutAtHorizon: Bool) {
+        var recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
         defer { if let scale = recurrence.rscale { free(scale) } }
-        guard recurrence.freq != ICAL_NO_RECURRENCE, count > 0 else { return [] }
+        guard recurrence.freq != ICAL_NO_RECURRENCE, count > 0 else { return ([], false) }
         var dtstart = icaltime_null_time()
         dtstart.year = Int32(start.year)
         dtstart.month = Int32(start.month)
@@ -143,7 +157,21 @@ public enum RecurrenceMapping {
             dtstart.minute = Int32(start.minute)
             dtstart.second = Int32(start.second)
         }
-        guard let iterator = icalrecur_iterator_new(recurrence, dtstart) else { return [] }
+        var horizonIsUntil = false
+        if let horizon {
+            var end = icaltime_null_time()
+            end.year = Int32(horizon.year)
+            end.month = Int32(horizon.month)
+            end.day = Int32(horizon.day)
+            end.hour = Int32(horizon.hour)
+            end.minute = Int32(horizon.minute)
+            end.second = Int32(horizon.second)
+            if icaltime_is_null_time(recurrence.until) != 0 || icaltime_compare(recurrence.until, end) > 0 {
+                recurrence.until = end
+                horizonIsUntil = true
+            }
+        }
+        guard let iterator = icalrecur_iterator_new(recurrence, dtstart) else { return ([], false) }
         defer { icalrecur_iterator_free(iterator) }
         var result: [CivilDateTime] = []
         while result.count < count {
@@ -151,7 +179,75 @@ public enum RecurrenceMapping {
             if icaltime_is_null_time(next) != 0 { break }
             result.append(civil(next))
         }
-        return result
+        let countReached = recurrence.count > 0 && result.count >= Int(recurrence.count)
+        return (result, horizonIsUntil && result.count < count && !countReached)
+    }
+
+    /// Why `rrule` can never occur, when that shows from its parts alone: no month of BYMONTH has a day of
+    /// BYMONTHDAY (`BYMONTH=2;BYMONTHDAY=30`), or no BYSETPOS can pick from sets that small
+    /// (`FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10`). libical searches such a monthly or yearly rule for its
+    /// first occurrence up to the year 20000, about a second per rule; nil when the rule may occur.
+    static func neverOccurs(rrule: String) -> String? {
+        let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
+        defer { if let scale = recurrence.rscale { free(scale) } }
+        guard recurrence.freq != ICAL_NO_RECURRENCE else { return nil }
+        let byMonth = values(of: recurrence.by_month).filter { (1...12).contains($0) }
+        let months = byMonth.isEmpty ? Array(1...12) : byMonth
+        let byMonthDay = values(of: recurrence.by_month_day)
+        if !byMonthDay.isEmpty,
+            !months.contains(where: { month in
+                let length = CivilDateTime.daysInMonth(year: 2024, month: month)  // a leap year: 29 February
+                return byMonthDay.contains { $0 != 0 && abs($0) <= length }
+            })
+        {
+            return "no month of its BYMONTH has a day of its BYMONTHDAY"
+        }
+        let bySetPos = values(of: recurrence.by_set_pos)
+        guard !bySetPos.isEmpty else { return nil }
+        // The largest set one period can hold: its days, times the times of day the rule lists.
+        let weekdays = Set(values(of: recurrence.by_day).map { icalrecurrencetype_day_day_of_week(Int16($0)).rawValue })
+        var days: Int
+        switch recurrence.freq {
+        case ICAL_YEARLY_RECURRENCE: days = 366
+        case ICAL_MONTHLY_RECURRENCE: days = 31
+        case ICAL_WEEKLY_RECURRENCE: days = 7
+        default: days = 1
+        }
+        if !byMonthDay.isEmpty { days = min(days, byMonthDay.count * max(1, byMonth.count)) }
+        if !weekdays.isEmpty, recurrence.freq != ICAL_DAILY_RECURRENCE {
+            let perWeekday = [ICAL_WEEKLY_RECURRENCE: 1, ICAL_MONTHLY_RECURRENCE: 5][recurrence.freq] ?? 53
+            days = min(days, weekdays.count * perWeekday)
+        }
+        // (Each array separately: as one array literal they would be boxed, and read as the box.)
+        let times =
+            max(1, values(of: recurrence.by_hour).count) * max(1, values(of: recurrence.by_minute).count)
+            * max(1, values(of: recurrence.by_second).count)
+        let largest = days * times
+        if bySetPos.allSatisfy({ $0 == 0 || abs($0) > largest }) {
+            return "BYSETPOS picks beyond the \(largest) occurrences a period can hold"
+        }
+        return nil
+    }
+
+    /// How far from `start` graph-ics lets libical step through `rrule` for `budget` units of work (one
+    /// unit: one step of a secondly … weekly rule, a few microseconds; a monthly step costs about 20, a
+    /// yearly one 30). Nil when the rule cannot be read.
+    static func expansionHorizon(rrule: String, start: CivilDateTime, budget: Int) -> CivilDateTime? {
+        let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
+        defer { if let scale = recurrence.rscale { free(scale) } }
+        let secondsPerUnit: Int64
+        switch recurrence.freq {
+        case ICAL_SECONDLY_RECURRENCE: secondsPerUnit = 1
+        case ICAL_MINUTELY_RECURRENCE: secondsPerUnit = 60
+        case ICAL_HOURLY_RECURRENCE: secondsPerUnit = 3_600
+        case ICAL_DAILY_RECURRENCE, ICAL_WEEKLY_RECURRENCE: secondsPerUnit = 86_400
+        case ICAL_MONTHLY_RECURRENCE: secondsPerUnit = 30 * 86_400 / 20
+        case ICAL_YEARLY_RECURRENCE: secondsPerUnit = 365 * 86_400 / 30
+        default: return nil
+        }
+        let interval = Int64(max(1, min(Int(recurrence.interval), 1_000)))
+        let seconds = Int64(max(1, budget)) * secondsPerUnit * interval
+        return CivilDateTime(secondsSinceEpoch: start.secondsSinceEpoch + seconds)
     }
 }
 

@@ -705,3 +705,73 @@ extension String {
         uppercased().hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
     }
 }
+
+@Suite struct RuleWorkBoundTests {
+    @Test("rules that can never occur are recognised from their parts")
+    func neverOccurs() {
+        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10") != nil)
+        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,6") != nil)
+        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=YEARLY;BYMONTHDAY=-30;BYMONTH=2") != nil)
+        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=3") != nil)
+        // Rare but possible: left to libical.
+        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29") == nil)
+        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYDAY=MO;BYSETPOS=5") == nil)
+        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYDAY=MO,TU;BYSETPOS=-3") == nil)
+        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,5") == nil)
+        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=DAILY;BYHOUR=9,10;BYSETPOS=2") == nil)
+    }
+
+    @Test("each rule's share of a file's expansion work: 20,000 steps alone, less with many, never under 500")
+    func budgetShares() {
+        #expect(ICSToGraph.expansionBudget(rules: 0) == 20_000)
+        #expect(ICSToGraph.expansionBudget(rules: 1) == 20_000)
+        #expect(ICSToGraph.expansionBudget(rules: 100) == 2_500)
+        #expect(ICSToGraph.expansionBudget(rules: 100_000) == 500)
+        // An hourly rule's horizon is its budget in hours (times INTERVAL); a daily one's in days.
+        let start = CivilDateTime(year: 2026, month: 1, day: 1)
+        #expect(
+            RecurrenceMapping.expansionHorizon(rrule: "FREQ=HOURLY;INTERVAL=2", start: start, budget: 12)
+                == CivilDateTime(year: 2026, month: 1, day: 2))
+        #expect(
+            RecurrenceMapping.expansionHorizon(rrule: "FREQ=DAILY", start: start, budget: 31)
+                == CivilDateTime(year: 2026, month: 2, day: 1))
+    }
+
+    @Test("an expansion stops at its horizon and says so; a rule with its own earlier end is not cut")
+    func horizonStopsTheStepping() {
+        let start = CivilDateTime(year: 1997, month: 7, day: 1, hour: 20)
+        let horizon = CivilDateTime(year: 1999, month: 1, day: 1)
+        // 29 February on a Sunday: 2004 is the next; stepping hour by hour there took libical seconds.
+        let rare = RecurrenceMapping.expansion(
+            rrule: "FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=SU", start: start, count: 10, horizon: horizon)
+        #expect(rare.occurrences.isEmpty)  // DTSTART itself does not match the filters
+        #expect(rare.cutAtHorizon)
+        let daily = RecurrenceMapping.expansion(
+            rrule: "FREQ=DAILY;COUNT=3", start: start, count: 10, horizon: horizon)
+        #expect(daily.occurrences.count == 3)
+        #expect(!daily.cutAtHorizon)
+        let until = RecurrenceMapping.expansion(
+            rrule: "FREQ=DAILY;UNTIL=19970703T235959Z", start: start, count: 10, horizon: horizon)
+        #expect(until.occurrences.count == 3)
+        #expect(!until.cutAtHorizon)
+        let beyond = RecurrenceMapping.expansion(
+            rrule: "FREQ=WEEKLY;UNTIL=20301231T000000Z", start: start, count: 1_000, horizon: horizon)
+        #expect(beyond.occurrences.last.map { $0 < horizon } == true)
+        #expect(beyond.cutAtHorizon)
+    }
+
+    @Test("a file of rules whose filters seldom or never match is planned at once, with a warning for each")
+    func seldomMatchingRulesArePlannedQuickly() throws {
+        let data = try Fixtures.data("fuzz/rules-that-seldom-match.ics")
+        let started = ContinuousClock.now
+        let plan = try ICSToGraph.plan(data, options: ImportOptions(file: "rules.ics"))
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(
+            plan.events.map(\.sourceUID).sorted() == [
+                "hourly-on-sunday-29-february@graph-ics.test", "never@graph-ics.test",
+            ])
+        let messages = plan.diagnostics.map(\.message)
+        #expect(messages.filter { $0.contains("is expanded only up to") }.count == 4)
+        #expect(messages.filter { $0.contains("never occurs") }.count == 4)
+    }
+}
