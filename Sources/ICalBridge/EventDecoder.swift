@@ -110,13 +110,15 @@ public enum ICSToGraph {
 }
 
 extension ICSToGraph {
-    /// The work (libical steps) all expansions of a file may take together: about a second.
-    static let fileExpansionBudget = 250_000
+    /// The work (libical steps, a few microseconds each) all filtering expansions of a file may take
+    /// together: well under a second.
+    static let fileExpansionBudget = 100_000
 
-    /// The budget of each rule of a file with `rules` RRULEs: a share of ``fileExpansionBudget``, at least
-    /// 500 units (a daily rule's 500 days), at most 20,000 (an hourly rule's two years and three months).
+    /// The budget of each rule of a file with `rules` filtering RRULEs: a share of ``fileExpansionBudget``,
+    /// at least 200 units (a daily rule's 200 days), at most 10,000 (an hourly rule's 13 months, a daily
+    /// rule's 27 years).
     static func expansionBudget(rules: Int) -> Int {
-        min(20_000, max(500, fileExpansionBudget / max(1, rules)))
+        min(10_000, max(200, fileExpansionBudget / max(1, rules)))
     }
 }
 

@@ -22,7 +22,8 @@ final class ICSDocument {
         let uid: String
         /// Whether it has a RECURRENCE-ID: it changes one occurrence of a series.
         let isOverride: Bool
-        /// How many RRULEs it has.
+        /// How many of its RRULEs libical expands by stepping and filtering (see
+        /// ``Identity/isFiltering(_:)``).
         let rules: Int
 
         init(pointer: OpaquePointer, method: String?, timezones: [String: String], line: Int?, identity: Identity) {
@@ -45,7 +46,26 @@ final class ICSDocument {
             init(_ event: OpaquePointer) {
                 uid = ICalComponent.value(of: "UID", in: event) ?? ""
                 isOverride = icalcomponent_get_first_property(event, ICAL_RECURRENCEID_PROPERTY) != nil
-                rules = Int(icalcomponent_count_properties(event, ICAL_RRULE_PROPERTY))
+                var count = 0
+                var property = icalcomponent_get_first_property(event, ICAL_RRULE_PROPERTY)
+                while let current = property {
+                    if Self.isFiltering(icalproperty_get_rrule(current)) { count += 1 }
+                    property = icalcomponent_get_next_property(event, ICAL_RRULE_PROPERTY)
+                }
+                rules = count
+            }
+
+            /// Whether libical expands `rule` by stepping through every second, minute, hour, day or week
+            /// and filtering with BY parts: the rules whose expansion can take long without an occurrence.
+            static func isFiltering(_ rule: icalrecurrencetype) -> Bool {
+                guard rule.freq.rawValue <= ICAL_WEEKLY_RECURRENCE.rawValue else { return false }
+                let parts = [
+                    RecurrenceMapping.values(of: rule.by_month), RecurrenceMapping.values(of: rule.by_month_day),
+                    RecurrenceMapping.values(of: rule.by_year_day), RecurrenceMapping.values(of: rule.by_week_no),
+                    RecurrenceMapping.values(of: rule.by_day), RecurrenceMapping.values(of: rule.by_set_pos),
+                    RecurrenceMapping.values(of: rule.by_hour), RecurrenceMapping.values(of: rule.by_minute),
+                ]
+                return parts.contains { !$0.isEmpty }
             }
         }
     }
