@@ -111,14 +111,14 @@ public enum ICSToGraph {
 
 extension ICSToGraph {
     /// The work (libical steps, a few microseconds each) all filtering expansions of a file may take
-    /// together: well under a second.
-    static let fileExpansionBudget = 100_000
+    /// together: a fraction of a second.
+    static let fileExpansionBudget = 30_000
 
     /// The budget of each rule of a file with `rules` filtering RRULEs: a share of ``fileExpansionBudget``,
-    /// at least 200 units (a daily rule's 200 days), at most 10,000 (an hourly rule's 13 months, a daily
-    /// rule's 27 years).
+    /// at least 100 units (a daily rule's 100 days), at most 3,000 (an hourly rule's four months, a daily
+    /// rule's eight years).
     static func expansionBudget(rules: Int) -> Int {
-        min(10_000, max(200, fileExpansionBudget / max(1, rules)))
+        min(3_000, max(100, fileExpansionBudget / max(1, rules)))
     }
 }
 
@@ -271,6 +271,12 @@ struct EventDecoder {
         var starts = Set<CivilDateTime>()
         starts.insert(start.civil)
         for rule in rules {
+            if start.isDate, RecurrenceMapping.isFinerThanDaily(rrule: rule) {
+                // Every occurrence would be the event's own day again (and libical would step through
+                // every second or minute of the days it compares).
+                context.warning("RRULE:\(rule) repeats within a day, but the event is all-day; it adds no days")
+                continue
+            }
             if let reason = RecurrenceMapping.neverOccurs(rrule: rule) {
                 context.warning("RRULE:\(rule) never occurs (\(reason)); it adds no occurrences")
                 continue
@@ -284,7 +290,7 @@ struct EventDecoder {
                     "RRULE:\(rule) has more than \(limit) occurrences; only the first \(limit) are imported")
             } else if cut, let horizon {
                 context.warning(
-                    "RRULE:\(rule) is expanded only up to \(start.isDate ? horizon.date.description : horizon.description)"
+                    "RRULE:\(rule) is expanded only up to \(start.isDate ? horizon.dateString : horizon.description)"
                         + ": stepping through a rule whose filters match this seldom takes too long;"
                         + " later occurrences are not imported")
             }

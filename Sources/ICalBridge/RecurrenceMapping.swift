@@ -229,6 +229,13 @@ public enum RecurrenceMapping {
         return nil
     }
 
+    /// Whether `rrule` repeats more often than daily (`FREQ=SECONDLY`, `MINUTELY` or `HOURLY`).
+    static func isFinerThanDaily(rrule: String) -> Bool {
+        let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
+        defer { if let scale = recurrence.rscale { free(scale) } }
+        return recurrence.freq.rawValue < ICAL_DAILY_RECURRENCE.rawValue
+    }
+
     /// How far from `start` graph-ics lets libical step through `rrule` for `budget` units of work (one
     /// unit: one step of a secondly … weekly rule, a few microseconds; a monthly step costs about 20, a
     /// yearly one 30). Nil when the rule cannot be read.

@@ -1,4 +1,5 @@
 import CLibical
+import Foundation
 import Testing
 
 @testable import ICalBridge
@@ -722,12 +723,12 @@ extension String {
         #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=DAILY;BYHOUR=9,10;BYSETPOS=2") == nil)
     }
 
-    @Test("each rule's share of a file's expansion work: 10,000 steps alone, less with many, never under 200")
+    @Test("each rule's share of a file's expansion work: 3,000 steps alone, less with many, never under 100")
     func budgetShares() throws {
-        #expect(ICSToGraph.expansionBudget(rules: 0) == 10_000)
-        #expect(ICSToGraph.expansionBudget(rules: 1) == 10_000)
-        #expect(ICSToGraph.expansionBudget(rules: 100) == 1_000)
-        #expect(ICSToGraph.expansionBudget(rules: 100_000) == 200)
+        #expect(ICSToGraph.expansionBudget(rules: 0) == 3_000)
+        #expect(ICSToGraph.expansionBudget(rules: 1) == 3_000)
+        #expect(ICSToGraph.expansionBudget(rules: 100) == 300)
+        #expect(ICSToGraph.expansionBudget(rules: 100_000) == 100)
         // Only rules libical steps through and filters count: a plain weekly or a monthly rule does not.
         for (rule, filtering) in [
             ("FREQ=WEEKLY;BYDAY=MO", true), ("FREQ=HOURLY;BYMONTH=2", true), ("FREQ=DAILY", false),
@@ -780,6 +781,14 @@ extension String {
                 "hourly-on-sunday-29-february@graph-ics.test", "never@graph-ics.test",
             ])
         let messages = plan.diagnostics.map(\.message)
+        // An all-day event's hourly rule only repeats its own day.
+        let allDay = try ICSToGraph.plan(
+            Data(
+                ("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:d\r\nDTSTART;VALUE=DATE:20220107\r\n"
+                    + "RRULE:FREQ=SECONDLY;BYMONTH=12;BYHOUR=23\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n").utf8),
+            options: ImportOptions(file: "all-day.ics"))
+        #expect(allDay.events.count == 1)
+        #expect(allDay.diagnostics.contains { $0.message.contains("the event is all-day; it adds no days") })
         #expect(messages.filter { $0.contains("is expanded only up to") }.count == 4)
         #expect(messages.filter { $0.contains("never occurs") }.count == 4)
     }
