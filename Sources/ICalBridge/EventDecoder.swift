@@ -271,6 +271,14 @@ struct EventDecoder {
         var starts = Set<CivilDateTime>()
         starts.insert(start.civil)
         for rule in rules {
+            if let scale = RecurrenceMapping.nonGregorianScale(rrule: rule) {
+                // libical steps through such rules with ICU's calendars, seconds per rule; Graph cannot hold
+                // them either.
+                context.warning(
+                    "RRULE:\(rule) repeats in the \(scale) calendar, which graph-ics does not expand; only the"
+                        + " first occurrence is imported")
+                continue
+            }
             if start.isDate, RecurrenceMapping.isFinerThanDaily(rrule: rule) {
                 // Every occurrence would be the event's own day again (and libical would step through
                 // every second or minute of the days it compares).

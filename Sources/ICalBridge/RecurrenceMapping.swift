@@ -229,6 +229,16 @@ public enum RecurrenceMapping {
         return nil
     }
 
+    /// The calendar scale of `rrule` when it is not Gregorian (RFC 7529 `RSCALE=CHINESE`, `HEBREW`, …).
+    static func nonGregorianScale(rrule: String) -> String? {
+        let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
+        defer { if let scale = recurrence.rscale { free(scale) } }
+        guard let scale = recurrence.rscale.map({ String(cString: $0) }), !scale.isEmpty,
+            !ICalText.equalsIgnoringASCIICase(scale, "GREGORIAN")
+        else { return nil }
+        return scale
+    }
+
     /// Whether `rrule` repeats more often than daily (`FREQ=SECONDLY`, `MINUTELY` or `HOURLY`).
     static func isFinerThanDaily(rrule: String) -> Bool {
         let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }

@@ -770,6 +770,22 @@ extension String {
         #expect(beyond.cutAtHorizon)
     }
 
+    @Test("rules in other calendars (RFC 7529) are not expanded: their first occurrence, with a warning")
+    func nonGregorianRulesAreNotExpanded() throws {
+        let plan = try ICSToGraph.plan(
+            try Fixtures.data("fuzz/non-gregorian-rules.ics"), options: ImportOptions(file: "scales.ics"))
+        #expect(
+            plan.events.map(\.sourceUID) == [
+                "chinese@graph-ics.test", "ethiopic@graph-ics.test", "hebrew@graph-ics.test",
+            ])
+        let messages = plan.diagnostics.map(\.message)
+        for scale in ["CHINESE", "ETHIOPIC", "HEBREW"] {
+            #expect(messages.contains { $0.contains("repeats in the \(scale) calendar") }, "\(scale)")
+        }
+        #expect(RecurrenceMapping.nonGregorianScale(rrule: "RSCALE=GREGORIAN;FREQ=YEARLY") == nil)
+        #expect(RecurrenceMapping.nonGregorianScale(rrule: "FREQ=YEARLY") == nil)
+    }
+
     @Test("a file of rules whose filters seldom or never match is planned at once, with a warning for each")
     func seldomMatchingRulesArePlannedQuickly() throws {
         let data = try Fixtures.data("fuzz/rules-that-seldom-match.ics")
