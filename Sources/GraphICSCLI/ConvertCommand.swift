@@ -140,6 +140,8 @@ struct ConvertCommand: Command {
     private func convertICS(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
         var options = ImportOptions(userZone: zone, asMeeting: asMeeting, strict: strict, file: name)
         options.expansionLimit = 500
+        // The command ends right after writing: libical's trees need not be freed one by one first.
+        options.leavesParsedTreesToExit = true
         var plan: ImportPlan
         do {
             plan = try ICSToGraph.plan(data, options: options)
@@ -165,18 +167,16 @@ struct ConvertCommand: Command {
         let sink = try OutputFile(path: output)
         do throws(ICalBridgeError) {
             var writer = sink
-            let json = try plan.jsonData()
-            var failure: ICalBridgeError?
-            json.withUnsafeBytes { raw in
-                do throws(ICalBridgeError) { try writer.write(raw) } catch { failure = error }
-            }
-            if let failure { throw failure }
+            try plan.writeJSON(into: &writer)
             try writer.write([0x0A])
             try sink.commit()
         } catch {
             sink.discard()
             throw CommandFailure(Self.status(for: error.code), error.description)
         }
+        // Nor need the planned events be freed one by one before the process ends.
+        ProcessEnd.keep(planned)
+        ProcessEnd.keep(plan.events)
         if verbose || failed > 0 {
             terminal.note(
                 "\(name): \(plan.events.count) Graph events planned from \(plan.sourceEvents) VEVENTs; \(failed) failed"
@@ -224,6 +224,17 @@ enum InputKind {
 }
 
 /// Reads a whole input file or standard input.
+/// What a one-shot command leaves for the kernel to take back when the process ends.
+enum ProcessEnd {
+    nonisolated(unsafe) private static var kept: [Any] = []
+
+    /// Keeps `value` alive until exit: a large plan's thousands of allocations are then never freed one by
+    /// one, which would only delay the exit. Only for values the command is done with.
+    static func keep(_ value: Any) {
+        kept.append(value)
+    }
+}
+
 enum InputFile {
     /// Maximum input size: far above any real calendar, low enough to refuse a wrong file fast.
     static let maximumBytes = 512 << 20

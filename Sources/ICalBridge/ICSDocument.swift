@@ -133,7 +133,7 @@ final class ICSDocument {
                 readSplit(split, firstLine: calendar.firstLine)
                 continue
             }
-            guard let root = ICalComponent.parse(bytes: calendar.text) else {
+            guard let root = ICalComponent.parse(bytes: calendar.text, keeping: Self.extensionsRead) else {
                 diagnostics.append(
                     Diagnostic(.error, "libical could not read this calendar", file: file, line: calendar.firstLine))
                 continue
@@ -162,7 +162,7 @@ final class ICSDocument {
         nonisolated(unsafe) let (slots, eventSlots) = (parsed, identities)
         let chunks = split.chunks
         DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
-            let root = ICalComponent.parse(bytes: chunks[index].text)
+            let root = ICalComponent.parse(bytes: chunks[index].text, keeping: Self.extensionsRead)
             slots[index] = root
             if let root {
                 eventSlots[index] = ICalComponent.children(of: root.pointer, ICAL_VEVENT_COMPONENT).map {
@@ -172,7 +172,7 @@ final class ICSDocument {
         }
         var method: String?
         var timezones: [String: String] = [:]
-        if let header = ICalComponent.parse(bytes: split.header) {
+        if let header = ICalComponent.parse(bytes: split.header, keeping: Self.extensionsRead) {
             roots.append(header)
             read(header, eventLines: [])
             method = ICalComponent.value(of: "METHOD", in: header.pointer)?.uppercased()
@@ -200,6 +200,12 @@ final class ICSDocument {
             }
         }
     }
+
+    /// The `X-` properties the import reads (`EventDecoder`); libical is not given the others. A property
+    /// read from here on must be named here too (the tests of each one fail otherwise).
+    static let extensionsRead = ICalComponent.ExtensionFilter(
+        names: ["X-ALT-DESC", "X-GRAPH-ICS-SENSITIVITY", "X-MICROSOFT-CDO-BUSYSTATUS", "X-MICROSOFT-CDO-IMPORTANCE"],
+        prefixes: ["X-LIC-"])
 
     /// The deepest nesting of components graph-ics reads. Real calendars nest three deep (VCALENDAR, VEVENT,
     /// VALARM); libical frees and walks component trees recursively, so thousands of levels (a hostile file)

@@ -6,8 +6,16 @@ extension ImportPlan {
     /// `@graph-ics.cancelled`, `@graph-ics.sequence`), which it strips before sending. Fields come in the
     /// order of the Graph models, so the output is stable.
     public func jsonData() throws(ICalBridgeError) -> Data {
-        guard !events.isEmpty else { return Data("{\n  \"value\": []\n}".utf8) }
-        // Events are written in slices on all cores, then joined: `{"value": [e1, e2, …]}`, pretty-printed.
+        var buffer = ByteBuffer()
+        try writeJSON(into: &buffer)
+        return Data(buffer.bytes)
+    }
+
+    /// Writes ``jsonData()``'s bytes into `sink` without holding them twice: the events are written in
+    /// slices on all cores, then the slices go to `sink` one after the other, in order.
+    public func writeJSON<Sink: ByteSink>(into sink: inout Sink) throws(ICalBridgeError) {
+        guard !events.isEmpty else { return try sink.write(Array("{\n  \"value\": []\n}".utf8)) }
+        // `{"value": [e1, e2, …]}`, pretty-printed.
         let sliceCount = max(1, min(events.count / 256, ProcessInfo.processInfo.activeProcessorCount * 8))
         let perSlice = (events.count + sliceCount - 1) / max(sliceCount, 1)
         let slices = UnsafeMutableBufferPointer<Result<[UInt8], any Error>>.allocate(capacity: sliceCount)
@@ -29,15 +37,15 @@ extension ImportPlan {
                 return bytes
             }
         }
-        var output = Array("{\n  \"value\": [\n    ".utf8)
-        for slice in slices {
-            switch slice {
-            case .success(let bytes): output += bytes
+        try sink.write(Array("{\n  \"value\": [\n    ".utf8))
+        for index in slices.indices {
+            switch slices[index] {
+            case .success(let bytes): try sink.write(bytes)
             case .failure(let error): throw ICalBridgeError(.badInput, "cannot write the Graph JSON: \(error)")
             }
+            slices[index] = .success([])
         }
-        output += Array("\n  ]\n}".utf8)
-        return Data(output)
+        try sink.write(Array("\n  ]\n}".utf8))
     }
 
     /// One planned event as written: its payload and the annotations. Written field by field (`write(to:)`);

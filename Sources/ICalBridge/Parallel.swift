@@ -8,24 +8,22 @@ public enum Parallel {
     public static func map<T>(count: Int, minimum: Int = 32, _ body: (Int) -> T) -> [T] {
         let workers = min(ProcessInfo.processInfo.activeProcessorCount, 8)
         guard workers > 1, count >= minimum else { return (0..<count).map(body) }
-        let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
-        results.initialize(repeating: nil)
-        defer {
-            results.deinitialize()
-            results.deallocate()
-        }
-        // Each worker writes only its own slots (index ≡ worker mod workers).
-        nonisolated(unsafe) let slots = results
-        withoutActuallyEscaping(body) { body in
-            nonisolated(unsafe) let work = body
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var index = worker
-                while index < count {
-                    slots[index] = work(index)
-                    index += workers
+        // Each worker initialises only its own slots (index ≡ worker mod workers) of the result's storage:
+        // no result is copied afterwards (copying 10,000 planned events retained and released every
+        // field on one thread).
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            nonisolated(unsafe) let slots = buffer
+            withoutActuallyEscaping(body) { body in
+                nonisolated(unsafe) let work = body
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    var index = worker
+                    while index < count {
+                        (slots.baseAddress! + index).initialize(to: work(index))
+                        index += workers
+                    }
                 }
             }
+            initialized = count
         }
-        return results.compactMap { $0 }
     }
 }

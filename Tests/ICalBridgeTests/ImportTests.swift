@@ -274,6 +274,60 @@ import Testing
         #expect(latin1.events.first?.payload.subject == "Café")
         #expect(latin1.diagnostics.contains { $0.message.contains("Latin-1") })
     }
+
+    @Test("X- properties the import reads still count; the others, folded or long, are left out whole")
+    func extensionProperties() throws {
+        let long = String(repeating: "x", count: 5_000)
+        let body = event(
+            """
+            UID:ext
+            DTSTART:20261201T100000Z
+            X-GRAPH-ICS-EVENT-ID:AAMk
+             kAGI;SUMMARY:a continuation, not a property
+            x-wr-unread;X-PARAM=1:lower case
+            X-ALT-DESC;FMTTYPE=text/html:<p>html</p>
+            X-MICROSOFT-CDO-BUSYSTATUS:OOF
+            X-MICROSOFT-CDO-IMPORTANCE:2
+            X-GRAPH-ICS-SENSITIVITY:personal
+            CLASS:PRIVATE
+            X-LONG:\(long)
+            \tstill the long one
+            SUMMARY:Real
+            X-LAST:just before END:VEVENT
+            """)
+        // The same event in a calendar of 300 (read in chunks on all cores) and alone (read whole).
+        for count in [1, 300] {
+            let plan = try plan(String(repeating: body, count: count))
+            #expect(plan.events.count == count)
+            let payload = try #require(plan.events.first?.payload)
+            #expect(payload.subject == "Real")
+            #expect(payload.body?.contentType == "html")
+            #expect(payload.body?.content?.contains("<p>html</p>") == true)
+            #expect(payload.showAs == "oof")
+            #expect(payload.importance == "high")
+            #expect(payload.sensitivity == "personal")
+            #expect(plan.diagnostics.isEmpty, "\(plan.diagnostics.first.map { "\($0)" } ?? "")")
+        }
+    }
+
+    @Test("which lines the extension filter leaves out")
+    func extensionFilter() {
+        func drops(_ line: String) -> Bool {
+            Array(line.utf8).withUnsafeBytes { ICSDocument.extensionsRead.drops($0) }
+        }
+        #expect(drops("X-GRAPH-ICS-WEBLINK:https://outlook.office365.com/owa\r\n"))
+        #expect(drops("x-microsoft-cdo-insttype;X-A=b:0\r\n"))
+        #expect(drops("X-ALT-DESCRIPTION:not the one read\r\n"))
+        #expect(!drops("X-ALT-DESC;FMTTYPE=text/html:<p>x</p>\r\n"))
+        #expect(!drops("x-alt-desc:lower case\r\n"))
+        #expect(!drops("X-LIC-LOCATION:Europe/Berlin\r\n"))
+        #expect(!drops("X-LIC-ERROR:libical's own\r\n"))
+        // A name that does not end on its line (folded inside the name) is left to libical.
+        #expect(!drops("X-ALT-\r\n"))
+        #expect(!drops("X-"))
+        #expect(!drops("DESCRIPTION:X-FOO:bar\r\n"))
+        #expect(!drops(" X-FOO:a continuation line\r\n"))
+    }
 }
 
 /// Graph JSON → .ics → Graph JSON keeps what matters, over every Graph fixture.
