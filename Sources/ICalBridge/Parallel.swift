@@ -12,13 +12,14 @@ public enum Parallel {
         // no result is copied afterwards (copying 10,000 planned events retained and released every
         // field on one thread).
         return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            nonisolated(unsafe) let slots = buffer
+            guard let base = buffer.baseAddress else { return }
+            nonisolated(unsafe) let slots = base
             withoutActuallyEscaping(body) { body in
                 nonisolated(unsafe) let work = body
                 DispatchQueue.concurrentPerform(iterations: workers) { worker in
                     var index = worker
                     while index < count {
-                        (slots.baseAddress! + index).initialize(to: work(index))
+                        (slots + index).initialize(to: work(index))
                         index += workers
                     }
                 }
