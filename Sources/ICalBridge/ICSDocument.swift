@@ -114,7 +114,7 @@ final class ICSDocument {
         if let utf8 = String(validating: bytes, as: UTF8.self) {
             text = utf8
         } else {
-            text = String(bytes.map { Character(Unicode.Scalar($0)) })
+            text = Self.latin1(bytes)
             diagnostics.append(Diagnostic(.warning, "the file is not UTF-8; read as Latin-1", file: file))
         }
         let calendars = Self.calendarTexts(in: text)
@@ -141,6 +141,22 @@ final class ICSDocument {
             roots.append(root)
             read(root, eventLines: calendar.eventLines)
         }
+    }
+
+    /// Latin-1 bytes as a string: each byte is the code point of the same number, so bytes below 0x80 stay
+    /// and the others become two UTF-8 bytes.
+    static func latin1(_ bytes: some Collection<UInt8>) -> String {
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(bytes.count + bytes.count / 4)
+        for byte in bytes {
+            if byte < 0x80 {
+                utf8.append(byte)
+            } else {
+                utf8.append(0xC0 | byte >> 6)
+                utf8.append(0x80 | byte & 0x3F)
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     /// A large calendar read in parts: its header (properties, VTIMEZONEs, to-dos) once, and its VEVENTs in

@@ -275,6 +275,14 @@ import Testing
         #expect(latin1.diagnostics.contains { $0.message.contains("Latin-1") })
     }
 
+    @Test("Latin-1 input: every byte becomes the character of the same number")
+    func latin1Bytes() throws {
+        let bytes = (0...255).map { UInt8($0) } + Array(try #require("Grüße".data(using: .isoLatin1)))
+        let expected = try #require(String(data: Data(bytes), encoding: .isoLatin1))
+        #expect(ICSDocument.latin1(bytes) == expected)
+        #expect(ICSDocument.latin1(bytes).unicodeScalars.map(\.value) == bytes.map { UInt32($0) })
+    }
+
     @Test("X- properties the import reads still count; the others, folded or long, are left out whole")
     func extensionProperties() throws {
         let long = String(repeating: "x", count: 5_000)
