@@ -110,14 +110,14 @@ final class ICSDocument {
                     + " calendar graph-ics reads",
                 location: file)
         }
-        let text: String
-        if let utf8 = String(validating: bytes, as: UTF8.self) {
-            text = utf8
+        let calendars: [CalendarText]
+        if bytes.withUnsafeBytes({ UTF8Check.isValid($0) }) {
+            calendars = bytes.withUnsafeBytes { Self.calendarTexts(in: $0.assumingMemoryBound(to: UInt8.self)) }
         } else {
-            text = Self.latin1(bytes)
+            var text = Self.latin1(bytes)
+            calendars = text.withUTF8 { Self.calendarTexts(in: $0) }
             diagnostics.append(Diagnostic(.warning, "the file is not UTF-8; read as Latin-1", file: file))
         }
-        let calendars = Self.calendarTexts(in: text)
         guard !calendars.isEmpty else {
             throw ICalBridgeError(
                 .badInput, "no BEGIN:VCALENDAR or BEGIN:VEVENT: this is not iCalendar", location: file)
@@ -335,101 +335,104 @@ final class ICSDocument {
     /// a bare VEVENT stream is one calendar. Scanned as UTF-8 bytes: the text is sliced, not rebuilt.
     static func calendarTexts(in text: String) -> [CalendarText] {
         var text = text
-        return text.withUTF8 { (bytes: UnsafeBufferPointer<UInt8>) -> [CalendarText] in
-            var result: [CalendarText] = []
-            var calendarStart: Int?
-            var calendarLine = 0
-            var eventLines: [Int] = []
-            var eventRanges: [Range<Int>]? = []
-            var eventStart: Int?
-            var unterminated: [Int] = []
-            var bareEventLines: [Int] = []
-            var lineNumber = 1
-            var lineStart = 0
-            func startsWith(_ word: StaticString, at index: Int) -> Bool {
-                let count = word.utf8CodeUnitCount
-                guard index + count <= bytes.count else { return false }
-                for offset in 0..<count {
-                    var byte = bytes[index + offset]
-                    if byte >= 0x61 && byte <= 0x7A { byte -= 0x20 }
-                    if byte != word.utf8Start[offset] { return false }
-                }
-                return true
+        return text.withUTF8 { calendarTexts(in: $0) }
+    }
+
+    /// ``calendarTexts(in:)-(String)`` of UTF-8 bytes.
+    static func calendarTexts(in bytes: UnsafeBufferPointer<UInt8>) -> [CalendarText] {
+        var result: [CalendarText] = []
+        var calendarStart: Int?
+        var calendarLine = 0
+        var eventLines: [Int] = []
+        var eventRanges: [Range<Int>]? = []
+        var eventStart: Int?
+        var unterminated: [Int] = []
+        var bareEventLines: [Int] = []
+        var lineNumber = 1
+        var lineStart = 0
+        func startsWith(_ word: StaticString, at index: Int) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for offset in 0..<count {
+                var byte = bytes[index + offset]
+                if byte >= 0x61 && byte <= 0x7A { byte -= 0x20 }
+                if byte != word.utf8Start[offset] { return false }
             }
-            func slice(_ start: Int, _ end: Int) -> [UInt8] {
-                Array(UnsafeBufferPointer(rebasing: bytes[start..<end]))
-            }
-            func endOfLine(from start: Int) -> Int {
-                guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) else {
-                    return bytes.count
-                }
-                return UnsafeRawPointer(found) - UnsafeRawPointer(base)
-            }
-            func shifted(_ ranges: [Range<Int>]?, by offset: Int) -> [Range<Int>]? {
-                ranges?.map { ($0.lowerBound - offset)..<($0.upperBound - offset) }
-            }
-            while lineStart < bytes.count {
-                let lineEnd = endOfLine(from: lineStart)
-                let first = bytes[lineStart] & 0xDF
-                if first == UInt8(ascii: "B"), startsWith("BEGIN:VCALENDAR", at: lineStart) {
-                    calendarStart = lineStart
-                    calendarLine = lineNumber
-                    eventLines = []
-                    eventRanges = []
-                    unterminated = []
-                    eventStart = nil
-                } else if first == UInt8(ascii: "B"), startsWith("BEGIN:VEVENT", at: lineStart) {
-                    if calendarStart != nil {
-                        if let start = eventStart {
-                            unterminated.append(eventLines.count - 1)
-                            eventRanges?.append(start..<lineStart)
-                        }
-                        eventLines.append(lineNumber)
-                        eventStart = lineStart
-                    } else {
-                        bareEventLines.append(lineNumber)
-                    }
-                } else if first == UInt8(ascii: "E"), calendarStart != nil, startsWith("END:VEVENT", at: lineStart) {
-                    if let start = eventStart {
-                        eventRanges?.append(start..<min(lineEnd + 1, bytes.count))
-                    } else {
-                        eventRanges = nil
-                    }
-                    eventStart = nil
-                } else if first == UInt8(ascii: "E"), let start = calendarStart,
-                    startsWith("END:VCALENDAR", at: lineStart)
-                {
-                    if let open = eventStart {
-                        unterminated.append(eventLines.count - 1)
-                        eventRanges?.append(open..<lineStart)
-                        eventStart = nil
-                    }
-                    result.append(
-                        CalendarText(
-                            text: slice(start, min(lineEnd + 1, bytes.count)), firstLine: calendarLine,
-                            eventLines: eventLines, eventRanges: shifted(eventRanges, by: start),
-                            unterminated: unterminated))
-                    calendarStart = nil
-                }
-                lineNumber += 1
-                lineStart = lineEnd + 1
-            }
-            if let start = calendarStart {
-                // A truncated calendar: give libical what there is; it reports what is missing.
-                result.append(
-                    CalendarText(
-                        text: slice(start, bytes.count) + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: calendarLine,
-                        eventLines: eventLines, eventRanges: nil))
-            }
-            if result.isEmpty, !bareEventLines.isEmpty {
-                result.append(
-                    CalendarText(
-                        text: Array("BEGIN:VCALENDAR\r\n".utf8) + slice(0, bytes.count)
-                            + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: 0,
-                        eventLines: bareEventLines, eventRanges: nil))
-            }
-            return result
+            return true
         }
+        func slice(_ start: Int, _ end: Int) -> [UInt8] {
+            Array(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        }
+        func endOfLine(from start: Int) -> Int {
+            guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) else {
+                return bytes.count
+            }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        }
+        func shifted(_ ranges: [Range<Int>]?, by offset: Int) -> [Range<Int>]? {
+            ranges?.map { ($0.lowerBound - offset)..<($0.upperBound - offset) }
+        }
+        while lineStart < bytes.count {
+            let lineEnd = endOfLine(from: lineStart)
+            let first = bytes[lineStart] & 0xDF
+            if first == UInt8(ascii: "B"), startsWith("BEGIN:VCALENDAR", at: lineStart) {
+                calendarStart = lineStart
+                calendarLine = lineNumber
+                eventLines = []
+                eventRanges = []
+                unterminated = []
+                eventStart = nil
+            } else if first == UInt8(ascii: "B"), startsWith("BEGIN:VEVENT", at: lineStart) {
+                if calendarStart != nil {
+                    if let start = eventStart {
+                        unterminated.append(eventLines.count - 1)
+                        eventRanges?.append(start..<lineStart)
+                    }
+                    eventLines.append(lineNumber)
+                    eventStart = lineStart
+                } else {
+                    bareEventLines.append(lineNumber)
+                }
+            } else if first == UInt8(ascii: "E"), calendarStart != nil, startsWith("END:VEVENT", at: lineStart) {
+                if let start = eventStart {
+                    eventRanges?.append(start..<min(lineEnd + 1, bytes.count))
+                } else {
+                    eventRanges = nil
+                }
+                eventStart = nil
+            } else if first == UInt8(ascii: "E"), let start = calendarStart,
+                startsWith("END:VCALENDAR", at: lineStart)
+            {
+                if let open = eventStart {
+                    unterminated.append(eventLines.count - 1)
+                    eventRanges?.append(open..<lineStart)
+                    eventStart = nil
+                }
+                result.append(
+                    CalendarText(
+                        text: slice(start, min(lineEnd + 1, bytes.count)), firstLine: calendarLine,
+                        eventLines: eventLines, eventRanges: shifted(eventRanges, by: start),
+                        unterminated: unterminated))
+                calendarStart = nil
+            }
+            lineNumber += 1
+            lineStart = lineEnd + 1
+        }
+        if let start = calendarStart {
+            // A truncated calendar: give libical what there is; it reports what is missing.
+            result.append(
+                CalendarText(
+                    text: slice(start, bytes.count) + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: calendarLine,
+                    eventLines: eventLines, eventRanges: nil))
+        }
+        if result.isEmpty, !bareEventLines.isEmpty {
+            result.append(
+                CalendarText(
+                    text: Array("BEGIN:VCALENDAR\r\n".utf8) + slice(0, bytes.count)
+                        + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: 0,
+                    eventLines: bareEventLines, eventRanges: nil))
+        }
+        return result
     }
 
     private func read(_ root: ICalComponent, eventLines: [Int]) {
