@@ -90,8 +90,8 @@ public enum ICSToGraph {
                 slots[slice] = events
                 decoders[slice] = decoder
             }
+            plan.events = Self.joined(planned)
             for slice in 0..<sliceCount {
-                plan.events += planned[slice]
                 guard let done = results[slice] else { continue }
                 decoder.diagnostics += done.diagnostics
                 decoder.zoneRules.merge(done.zoneRules) { first, _ in first }
@@ -116,6 +116,28 @@ public enum ICSToGraph {
 }
 
 extension ICSToGraph {
+    /// The slices' events in one array, copied on all cores (each slice's array is taken out of its slot,
+    /// which is left empty, and freed by the core that copied it): joined on one thread, copying and then
+    /// freeing 10,000 planned events retained and released every field one after the other.
+    static func joined(_ slices: UnsafeMutableBufferPointer<[PlannedEvent]>) -> [PlannedEvent] {
+        var starts = [0]
+        for slice in slices { starts.append(starts[starts.count - 1] + slice.count) }
+        let total = starts[starts.count - 1]
+        return [PlannedEvent](unsafeUninitializedCapacity: total) { buffer, initialized in
+            guard let base = buffer.baseAddress, let first = slices.baseAddress else { return }
+            nonisolated(unsafe) let (target, source, offsets) = (base, first, starts)
+            DispatchQueue.concurrentPerform(iterations: slices.count) { slice in
+                let events = (source + slice).move()
+                (source + slice).initialize(to: [])
+                events.withUnsafeBufferPointer { events in
+                    guard let start = events.baseAddress else { return }
+                    (target + offsets[slice]).initialize(from: start, count: events.count)
+                }
+            }
+            initialized = total
+        }
+    }
+
     /// The work (libical steps, a few microseconds each) all filtering expansions of a file may take
     /// together: a fraction of a second.
     static let fileExpansionBudget = 30_000
