@@ -12,7 +12,7 @@ public struct ImportOptions: Sendable {
     public var strict = false
     /// The most occurrences a rule Graph cannot hold is expanded into.
     public var expansionLimit = 500
-    /// Units of libical's stepping (see ``RecurrenceMapping/expansionHorizon(rrule:start:budget:)``) each
+    /// Units of libical's stepping (see ``RecurrenceMapping/Rule/expansionHorizon(start:budget:)``) each
     /// expanded rule may use; set for each file from its number of RRULEs, so that a file of rules whose
     /// filters seldom match is read in about a second, not in hours.
     var expansionBudget = 20_000
@@ -298,35 +298,35 @@ struct EventDecoder {
         let limit = options.expansionLimit
         var starts = Set<CivilDateTime>()
         starts.insert(start.civil)
-        for rule in rules {
-            if let scale = RecurrenceMapping.nonGregorianScale(rrule: rule) {
+        for rule in rules.map(RecurrenceMapping.Rule.init) {
+            if let scale = rule.nonGregorianScale {
                 // libical steps through such rules with ICU's calendars, seconds per rule; Graph cannot hold
                 // them either.
                 context.warning(
-                    "RRULE:\(rule) repeats in the \(scale) calendar, which graph-ics does not expand; only the"
-                        + " first occurrence is imported")
+                    "RRULE:\(rule.text) repeats in the \(scale) calendar, which graph-ics does not expand; only"
+                        + " the first occurrence is imported")
                 continue
             }
-            if start.isDate, RecurrenceMapping.isFinerThanDaily(rrule: rule) {
+            if start.isDate, rule.isFinerThanDaily {
                 // Every occurrence would be the event's own day again (and libical would step through
                 // every second or minute of the days it compares).
-                context.warning("RRULE:\(rule) repeats within a day, but the event is all-day; it adds no days")
+                context.warning("RRULE:\(rule.text) repeats within a day, but the event is all-day; it adds no days")
                 continue
             }
-            if let reason = RecurrenceMapping.neverOccurs(rrule: rule) {
-                context.warning("RRULE:\(rule) never occurs (\(reason)); it adds no occurrences")
+            if let reason = rule.neverOccurs {
+                context.warning("RRULE:\(rule.text) never occurs (\(reason)); it adds no occurrences")
                 continue
             }
-            let horizon = RecurrenceMapping.expansionHorizon(
-                rrule: rule, start: start.civil, budget: options.expansionBudget)
-            let (occurrences, cut) = RecurrenceMapping.expansion(
-                rrule: rule, start: start.civil, isAllDay: start.isDate, count: limit + 1, horizon: horizon)
+            let horizon = rule.expansionHorizon(start: start.civil, budget: options.expansionBudget)
+            let (occurrences, cut) = rule.expansion(
+                start: start.civil, isAllDay: start.isDate, count: limit + 1, horizon: horizon)
             if occurrences.count > limit {
                 context.warning(
-                    "RRULE:\(rule) has more than \(limit) occurrences; only the first \(limit) are imported")
+                    "RRULE:\(rule.text) has more than \(limit) occurrences; only the first \(limit) are imported")
             } else if cut, let horizon {
                 context.warning(
-                    "RRULE:\(rule) is expanded only up to \(start.isDate ? horizon.dateString : horizon.description)"
+                    "RRULE:\(rule.text) is expanded only up to"
+                        + " \(start.isDate ? horizon.dateString : horizon.description)"
                         + ": stepping through a rule whose filters match this seldom takes too long;"
                         + " later occurrences are not imported")
             }

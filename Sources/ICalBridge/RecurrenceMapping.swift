@@ -143,128 +143,149 @@ public enum RecurrenceMapping {
     static func expansion(
         rrule: String, start: CivilDateTime, isAllDay: Bool = false, count: Int, horizon: CivilDateTime?
     ) -> (occurrences: [CivilDateTime], cutAtHorizon: Bool) {
-        var recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
-        defer { if let scale = recurrence.rscale { free(scale) } }
-        guard recurrence.freq != ICAL_NO_RECURRENCE, count > 0 else { return ([], false) }
-        var dtstart = icaltime_null_time()
-        dtstart.year = Int32(start.year)
-        dtstart.month = Int32(start.month)
-        dtstart.day = Int32(start.day)
-        if isAllDay {
-            dtstart.is_date = 1
-        } else {
-            dtstart.hour = Int32(start.hour)
-            dtstart.minute = Int32(start.minute)
-            dtstart.second = Int32(start.second)
+        Rule(rrule).expansion(start: start, isAllDay: isAllDay, count: count, horizon: horizon)
+    }
+
+    /// An RRULE as libical parsed it (`icalrecurrencetype_from_string`), parsed once and then asked every
+    /// question graph-ics has before it lets libical expand the rule.
+    final class Rule {
+        /// The rule's text, as the file had it (named in warnings).
+        let text: String
+        private let recurrence: icalrecurrencetype
+
+        init(_ text: String) {
+            self.text = text
+            recurrence = text.withCString { icalrecurrencetype_from_string($0) }
         }
-        var horizonIsUntil = false
-        if let horizon {
-            var end = icaltime_null_time()
-            end.year = Int32(horizon.year)
-            end.month = Int32(horizon.month)
-            end.day = Int32(horizon.day)
-            end.hour = Int32(horizon.hour)
-            end.minute = Int32(horizon.minute)
-            end.second = Int32(horizon.second)
-            if icaltime_is_null_time(recurrence.until) != 0 || icaltime_compare(recurrence.until, end) > 0 {
-                recurrence.until = end
-                horizonIsUntil = true
+
+        deinit {
+            // libical allocates the RSCALE text for the caller.
+            if let scale = recurrence.rscale { free(scale) }
+        }
+
+        /// Whether libical could read the rule at all.
+        var isReadable: Bool { recurrence.freq != ICAL_NO_RECURRENCE }
+
+        /// The calendar scale when it is not Gregorian (RFC 7529 `RSCALE=CHINESE`, `HEBREW`, …).
+        var nonGregorianScale: String? {
+            guard let scale = recurrence.rscale.map({ String(cString: $0) }), !scale.isEmpty,
+                !ICalText.equalsIgnoringASCIICase(scale, "GREGORIAN")
+            else { return nil }
+            return scale
+        }
+
+        /// Whether the rule repeats more often than daily (`FREQ=SECONDLY`, `MINUTELY` or `HOURLY`).
+        var isFinerThanDaily: Bool {
+            isReadable && recurrence.freq.rawValue < ICAL_DAILY_RECURRENCE.rawValue
+        }
+
+        /// Why the rule can never occur, when that shows from its parts alone: no month of BYMONTH has a day
+        /// of BYMONTHDAY (`BYMONTH=2;BYMONTHDAY=30`), or no BYSETPOS can pick from sets that small
+        /// (`FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10`). libical searches such a monthly or yearly rule for its
+        /// first occurrence up to the year 20000, about a second per rule; nil when the rule may occur.
+        var neverOccurs: String? {
+            guard isReadable else { return nil }
+            let byMonth = values(of: recurrence.by_month).filter { (1...12).contains($0) }
+            let months = byMonth.isEmpty ? Array(1...12) : byMonth
+            let byMonthDay = values(of: recurrence.by_month_day)
+            if !byMonthDay.isEmpty,
+                !months.contains(where: { month in
+                    let length = CivilDateTime.daysInMonth(year: 2024, month: month)  // a leap year: 29 February
+                    return byMonthDay.contains { $0 != 0 && abs($0) <= length }
+                })
+            {
+                return "no month of its BYMONTH has a day of its BYMONTHDAY"
             }
+            let bySetPos = values(of: recurrence.by_set_pos)
+            guard !bySetPos.isEmpty else { return nil }
+            // The largest set one period can hold: its days, times the times of day the rule lists.
+            let weekdays = Set(
+                values(of: recurrence.by_day).map { icalrecurrencetype_day_day_of_week(Int16($0)).rawValue })
+            var days: Int
+            switch recurrence.freq {
+            case ICAL_YEARLY_RECURRENCE: days = 366
+            case ICAL_MONTHLY_RECURRENCE: days = 31
+            case ICAL_WEEKLY_RECURRENCE: days = 7
+            default: days = 1
+            }
+            if !byMonthDay.isEmpty { days = min(days, byMonthDay.count * max(1, byMonth.count)) }
+            if !weekdays.isEmpty, recurrence.freq != ICAL_DAILY_RECURRENCE {
+                let perWeekday = [ICAL_WEEKLY_RECURRENCE: 1, ICAL_MONTHLY_RECURRENCE: 5][recurrence.freq] ?? 53
+                days = min(days, weekdays.count * perWeekday)
+            }
+            // (Each array separately: as one array literal they would be boxed, and read as the box.)
+            let times =
+                max(1, values(of: recurrence.by_hour).count) * max(1, values(of: recurrence.by_minute).count)
+                * max(1, values(of: recurrence.by_second).count)
+            let largest = days * times
+            if bySetPos.allSatisfy({ $0 == 0 || abs($0) > largest }) {
+                return "BYSETPOS picks beyond the \(largest) occurrences a period can hold"
+            }
+            return nil
         }
-        guard let iterator = icalrecur_iterator_new(recurrence, dtstart) else { return ([], false) }
-        defer { icalrecur_iterator_free(iterator) }
-        var result: [CivilDateTime] = []
-        while result.count < count {
-            let next = icalrecur_iterator_next(iterator)
-            if icaltime_is_null_time(next) != 0 { break }
-            result.append(civil(next))
-        }
-        let countReached = recurrence.count > 0 && result.count >= Int(recurrence.count)
-        return (result, horizonIsUntil && result.count < count && !countReached)
-    }
 
-    /// Why `rrule` can never occur, when that shows from its parts alone: no month of BYMONTH has a day of
-    /// BYMONTHDAY (`BYMONTH=2;BYMONTHDAY=30`), or no BYSETPOS can pick from sets that small
-    /// (`FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10`). libical searches such a monthly or yearly rule for its
-    /// first occurrence up to the year 20000, about a second per rule; nil when the rule may occur.
-    static func neverOccurs(rrule: String) -> String? {
-        let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
-        defer { if let scale = recurrence.rscale { free(scale) } }
-        guard recurrence.freq != ICAL_NO_RECURRENCE else { return nil }
-        let byMonth = values(of: recurrence.by_month).filter { (1...12).contains($0) }
-        let months = byMonth.isEmpty ? Array(1...12) : byMonth
-        let byMonthDay = values(of: recurrence.by_month_day)
-        if !byMonthDay.isEmpty,
-            !months.contains(where: { month in
-                let length = CivilDateTime.daysInMonth(year: 2024, month: month)  // a leap year: 29 February
-                return byMonthDay.contains { $0 != 0 && abs($0) <= length }
-            })
+        /// How far from `start` graph-ics lets libical step through the rule for `budget` units of work
+        /// (one unit: one step of a secondly … weekly rule, a few microseconds; a monthly step costs about
+        /// 20, a yearly one 30). Nil when the rule cannot be read.
+        func expansionHorizon(start: CivilDateTime, budget: Int) -> CivilDateTime? {
+            let secondsPerUnit: Int64
+            switch recurrence.freq {
+            case ICAL_SECONDLY_RECURRENCE: secondsPerUnit = 1
+            case ICAL_MINUTELY_RECURRENCE: secondsPerUnit = 60
+            case ICAL_HOURLY_RECURRENCE: secondsPerUnit = 3_600
+            case ICAL_DAILY_RECURRENCE, ICAL_WEEKLY_RECURRENCE: secondsPerUnit = 86_400
+            case ICAL_MONTHLY_RECURRENCE: secondsPerUnit = 30 * 86_400 / 20
+            case ICAL_YEARLY_RECURRENCE: secondsPerUnit = 365 * 86_400 / 30
+            default: return nil
+            }
+            let interval = Int64(max(1, min(Int(recurrence.interval), 1_000)))
+            let seconds = Int64(max(1, budget)) * secondsPerUnit * interval
+            return CivilDateTime(secondsSinceEpoch: start.secondsSinceEpoch + seconds)
+        }
+
+        /// See ``RecurrenceMapping/expansion(rrule:start:isAllDay:count:horizon:)``.
+        func expansion(start: CivilDateTime, isAllDay: Bool = false, count: Int, horizon: CivilDateTime?)
+            -> (occurrences: [CivilDateTime], cutAtHorizon: Bool)
         {
-            return "no month of its BYMONTH has a day of its BYMONTHDAY"
+            guard isReadable, count > 0 else { return ([], false) }
+            var recurrence = recurrence
+            var dtstart = icaltime_null_time()
+            dtstart.year = Int32(start.year)
+            dtstart.month = Int32(start.month)
+            dtstart.day = Int32(start.day)
+            if isAllDay {
+                dtstart.is_date = 1
+            } else {
+                dtstart.hour = Int32(start.hour)
+                dtstart.minute = Int32(start.minute)
+                dtstart.second = Int32(start.second)
+            }
+            var horizonIsUntil = false
+            if let horizon {
+                var end = icaltime_null_time()
+                end.year = Int32(horizon.year)
+                end.month = Int32(horizon.month)
+                end.day = Int32(horizon.day)
+                end.hour = Int32(horizon.hour)
+                end.minute = Int32(horizon.minute)
+                end.second = Int32(horizon.second)
+                if icaltime_is_null_time(recurrence.until) != 0 || icaltime_compare(recurrence.until, end) > 0 {
+                    recurrence.until = end
+                    horizonIsUntil = true
+                }
+            }
+            // The iterator refers to the RSCALE text that `self` owns; it is freed first, on return.
+            guard let iterator = icalrecur_iterator_new(recurrence, dtstart) else { return ([], false) }
+            defer { icalrecur_iterator_free(iterator) }
+            var result: [CivilDateTime] = []
+            while result.count < count {
+                let next = icalrecur_iterator_next(iterator)
+                if icaltime_is_null_time(next) != 0 { break }
+                result.append(civil(next))
+            }
+            let countReached = recurrence.count > 0 && result.count >= Int(recurrence.count)
+            return (result, horizonIsUntil && result.count < count && !countReached)
         }
-        let bySetPos = values(of: recurrence.by_set_pos)
-        guard !bySetPos.isEmpty else { return nil }
-        // The largest set one period can hold: its days, times the times of day the rule lists.
-        let weekdays = Set(values(of: recurrence.by_day).map { icalrecurrencetype_day_day_of_week(Int16($0)).rawValue })
-        var days: Int
-        switch recurrence.freq {
-        case ICAL_YEARLY_RECURRENCE: days = 366
-        case ICAL_MONTHLY_RECURRENCE: days = 31
-        case ICAL_WEEKLY_RECURRENCE: days = 7
-        default: days = 1
-        }
-        if !byMonthDay.isEmpty { days = min(days, byMonthDay.count * max(1, byMonth.count)) }
-        if !weekdays.isEmpty, recurrence.freq != ICAL_DAILY_RECURRENCE {
-            let perWeekday = [ICAL_WEEKLY_RECURRENCE: 1, ICAL_MONTHLY_RECURRENCE: 5][recurrence.freq] ?? 53
-            days = min(days, weekdays.count * perWeekday)
-        }
-        // (Each array separately: as one array literal they would be boxed, and read as the box.)
-        let times =
-            max(1, values(of: recurrence.by_hour).count) * max(1, values(of: recurrence.by_minute).count)
-            * max(1, values(of: recurrence.by_second).count)
-        let largest = days * times
-        if bySetPos.allSatisfy({ $0 == 0 || abs($0) > largest }) {
-            return "BYSETPOS picks beyond the \(largest) occurrences a period can hold"
-        }
-        return nil
-    }
-
-    /// The calendar scale of `rrule` when it is not Gregorian (RFC 7529 `RSCALE=CHINESE`, `HEBREW`, …).
-    static func nonGregorianScale(rrule: String) -> String? {
-        let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
-        defer { if let scale = recurrence.rscale { free(scale) } }
-        guard let scale = recurrence.rscale.map({ String(cString: $0) }), !scale.isEmpty,
-            !ICalText.equalsIgnoringASCIICase(scale, "GREGORIAN")
-        else { return nil }
-        return scale
-    }
-
-    /// Whether `rrule` repeats more often than daily (`FREQ=SECONDLY`, `MINUTELY` or `HOURLY`).
-    static func isFinerThanDaily(rrule: String) -> Bool {
-        let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
-        defer { if let scale = recurrence.rscale { free(scale) } }
-        return recurrence.freq.rawValue < ICAL_DAILY_RECURRENCE.rawValue
-    }
-
-    /// How far from `start` graph-ics lets libical step through `rrule` for `budget` units of work (one
-    /// unit: one step of a secondly … weekly rule, a few microseconds; a monthly step costs about 20, a
-    /// yearly one 30). Nil when the rule cannot be read.
-    static func expansionHorizon(rrule: String, start: CivilDateTime, budget: Int) -> CivilDateTime? {
-        let recurrence = rrule.withCString { icalrecurrencetype_from_string($0) }
-        defer { if let scale = recurrence.rscale { free(scale) } }
-        let secondsPerUnit: Int64
-        switch recurrence.freq {
-        case ICAL_SECONDLY_RECURRENCE: secondsPerUnit = 1
-        case ICAL_MINUTELY_RECURRENCE: secondsPerUnit = 60
-        case ICAL_HOURLY_RECURRENCE: secondsPerUnit = 3_600
-        case ICAL_DAILY_RECURRENCE, ICAL_WEEKLY_RECURRENCE: secondsPerUnit = 86_400
-        case ICAL_MONTHLY_RECURRENCE: secondsPerUnit = 30 * 86_400 / 20
-        case ICAL_YEARLY_RECURRENCE: secondsPerUnit = 365 * 86_400 / 30
-        default: return nil
-        }
-        let interval = Int64(max(1, min(Int(recurrence.interval), 1_000)))
-        let seconds = Int64(max(1, budget)) * secondsPerUnit * interval
-        return CivilDateTime(secondsSinceEpoch: start.secondsSinceEpoch + seconds)
     }
 }
 

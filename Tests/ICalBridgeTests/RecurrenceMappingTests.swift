@@ -711,16 +711,16 @@ extension String {
 @Suite struct RuleWorkBoundTests {
     @Test("rules that can never occur are recognised from their parts")
     func neverOccurs() {
-        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10") != nil)
-        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,6") != nil)
-        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=YEARLY;BYMONTHDAY=-30;BYMONTH=2") != nil)
-        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=3") != nil)
+        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10").neverOccurs != nil)
+        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,6").neverOccurs != nil)
+        #expect(RecurrenceMapping.Rule("FREQ=YEARLY;BYMONTHDAY=-30;BYMONTH=2").neverOccurs != nil)
+        #expect(RecurrenceMapping.Rule("FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=3").neverOccurs != nil)
         // Rare but possible: left to libical.
-        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29") == nil)
-        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYDAY=MO;BYSETPOS=5") == nil)
-        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYDAY=MO,TU;BYSETPOS=-3") == nil)
-        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,5") == nil)
-        #expect(RecurrenceMapping.neverOccurs(rrule: "FREQ=DAILY;BYHOUR=9,10;BYSETPOS=2") == nil)
+        #expect(RecurrenceMapping.Rule("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29").neverOccurs == nil)
+        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYDAY=MO;BYSETPOS=5").neverOccurs == nil)
+        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYDAY=MO,TU;BYSETPOS=-3").neverOccurs == nil)
+        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,5").neverOccurs == nil)
+        #expect(RecurrenceMapping.Rule("FREQ=DAILY;BYHOUR=9,10;BYSETPOS=2").neverOccurs == nil)
     }
 
     @Test("each rule's share of a file's expansion work: 3,000 steps alone, less with many, never under 100")
@@ -740,10 +740,10 @@ extension String {
         // An hourly rule's horizon is its budget in hours (times INTERVAL); a daily one's in days.
         let start = CivilDateTime(year: 2026, month: 1, day: 1)
         #expect(
-            RecurrenceMapping.expansionHorizon(rrule: "FREQ=HOURLY;INTERVAL=2", start: start, budget: 12)
+            RecurrenceMapping.Rule("FREQ=HOURLY;INTERVAL=2").expansionHorizon(start: start, budget: 12)
                 == CivilDateTime(year: 2026, month: 1, day: 2))
         #expect(
-            RecurrenceMapping.expansionHorizon(rrule: "FREQ=DAILY", start: start, budget: 31)
+            RecurrenceMapping.Rule("FREQ=DAILY").expansionHorizon(start: start, budget: 31)
                 == CivilDateTime(year: 2026, month: 2, day: 1))
     }
 
@@ -782,8 +782,8 @@ extension String {
         for scale in ["CHINESE", "ETHIOPIC", "HEBREW"] {
             #expect(messages.contains { $0.contains("repeats in the \(scale) calendar") }, "\(scale)")
         }
-        #expect(RecurrenceMapping.nonGregorianScale(rrule: "RSCALE=GREGORIAN;FREQ=YEARLY") == nil)
-        #expect(RecurrenceMapping.nonGregorianScale(rrule: "FREQ=YEARLY") == nil)
+        #expect(RecurrenceMapping.Rule("RSCALE=GREGORIAN;FREQ=YEARLY").nonGregorianScale == nil)
+        #expect(RecurrenceMapping.Rule("FREQ=YEARLY").nonGregorianScale == nil)
     }
 
     @Test("a file of rules whose filters seldom or never match is planned at once, with a warning for each")
