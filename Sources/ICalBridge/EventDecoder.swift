@@ -313,7 +313,7 @@ struct EventDecoder {
                 context.warning("RRULE:\(rule.text) repeats within a day, but the event is all-day; it adds no days")
                 continue
             }
-            if let reason = rule.neverOccurs {
+            if let reason = rule.neverOccurs(from: start.civil) {
                 context.warning("RRULE:\(rule.text) never occurs (\(reason)); it adds no occurrences")
                 continue
             }

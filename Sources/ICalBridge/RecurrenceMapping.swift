@@ -179,11 +179,25 @@ public enum RecurrenceMapping {
             isReadable && recurrence.freq.rawValue < ICAL_DAILY_RECURRENCE.rawValue
         }
 
-        /// Why the rule can never occur, when that shows from its parts alone: no month of BYMONTH has a day
-        /// of BYMONTHDAY (`BYMONTH=2;BYMONTHDAY=30`), or no BYSETPOS can pick from sets that small
-        /// (`FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10`). libical searches such a monthly or yearly rule for its
-        /// first occurrence up to the year 20000, about a second per rule; nil when the rule may occur.
-        var neverOccurs: String? {
+        /// Why the rule can never occur from `start` on; nil when it may occur. libical 3.0 searches a
+        /// monthly or yearly rule for its first occurrence month by month (year by year) up to the year
+        /// 20000 before it gives up on one that never occurs: about two seconds a rule.
+        ///
+        /// First from its parts alone: no month of BYMONTH has a day of BYMONTHDAY
+        /// (`BYMONTH=2;BYMONTHDAY=30`), or no BYSETPOS can pick from sets that small
+        /// (`FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10`). Then, for a monthly or yearly rule, period by period (see
+        /// ``occursInSomePeriod(from:)``): a rule whose INTERVAL never reaches a month of its BYMONTH, or
+        /// whose BYSETPOS picks beyond the one day DTSTART gives it, is found there.
+        func neverOccurs(from start: CivilDateTime) -> String? {
+            if let reason = neverOccursByItsParts { return reason }
+            if occursInSomePeriod(from: start) == false {
+                return "no \(recurrence.freq == ICAL_YEARLY_RECURRENCE ? "year" : "month") it reaches has a day that"
+                    + " matches all of its parts"
+            }
+            return nil
+        }
+
+        private var neverOccursByItsParts: String? {
             guard isReadable else { return nil }
             let byMonth = values(of: recurrence.by_month).filter { (1...12).contains($0) }
             let months = byMonth.isEmpty ? Array(1...12) : byMonth
@@ -222,6 +236,95 @@ public enum RecurrenceMapping {
                 return "BYSETPOS picks beyond the \(largest) occurrences a period can hold"
             }
             return nil
+        }
+
+        /// Whether a monthly or yearly rule has an occurrence in one of the periods libical searches for its
+        /// first one: every INTERVAL-th month (year) from `start`'s, over one 400-year Gregorian cycle, after
+        /// which the periods repeat. The day set of each period follows RFC 5545: BYMONTH limits; BYDAY
+        /// (with its ordinals, within the month, or the year for a yearly rule with neither BYMONTH nor
+        /// BYMONTHDAY) and BYMONTHDAY expand, BYDAY limits when both are given; neither gives DTSTART's
+        /// day; BYSETPOS picks from the days. Where libical reads RFC 5545 its own way, this follows
+        /// libical: BYSETPOS picks among days, not times of day; a yearly rule without BYMONTH keeps to
+        /// DTSTART's month. When this
+        /// says yes, libical's search ends at the latest 400 years on. Nil for other frequencies and for
+        /// parts left to libical (BYWEEKNO, BYYEARDAY, a yearly BYDAY ordinal with BYMONTHDAY but no
+        /// BYMONTH).
+        func occursInSomePeriod(from start: CivilDateTime) -> Bool? {
+            let yearly = recurrence.freq == ICAL_YEARLY_RECURRENCE
+            guard yearly || recurrence.freq == ICAL_MONTHLY_RECURRENCE,
+                values(of: recurrence.by_week_no).isEmpty, values(of: recurrence.by_year_day).isEmpty
+            else { return nil }
+            let byMonth = Set(values(of: recurrence.by_month))
+            let byMonthDay = values(of: recurrence.by_month_day)
+            // (position, ISO weekday 1 = Monday … 7 = Sunday); libical's weekdays run 1 = Sunday … 7.
+            let byDay = values(of: recurrence.by_day).map { value -> (position: Int, weekday: Int) in
+                let day = Int16(value)
+                let weekday = Int(icalrecurrencetype_day_day_of_week(day).rawValue)
+                return (Int(icalrecurrencetype_day_position(day)), (weekday + 5) % 7 + 1)
+            }
+            let bySetPos = values(of: recurrence.by_set_pos)
+            // libical picks BYSETPOS among the period's days, not among its times of day.
+            func picks(_ days: Int) -> Bool {
+                days > 0 && (bySetPos.isEmpty || bySetPos.contains { $0 != 0 && abs($0) <= days })
+            }
+            /// The days of one month the rule's day parts give (BYMONTH aside).
+            func days(year: Int, month: Int) -> Int {
+                let length = CivilDateTime.daysInMonth(year: year, month: month)
+                var monthDays: UInt64 = 0
+                for day in byMonthDay where day != 0 && abs(day) <= length {
+                    monthDays |= 1 << UInt64(day > 0 ? day : length + 1 + day)
+                }
+                guard !byDay.isEmpty else {
+                    if !byMonthDay.isEmpty { return monthDays.nonzeroBitCount }
+                    return start.day <= length ? 1 : 0
+                }
+                let firstWeekday = CivilDateTime(year: year, month: month, day: 1).isoWeekday
+                var weekdays: UInt64 = 0
+                for (position, weekday) in byDay {
+                    let first = 1 + (weekday - firstWeekday + 7) % 7
+                    let count = (length - first) / 7 + 1
+                    if position == 0 {
+                        for index in 0..<count { weekdays |= 1 << UInt64(first + 7 * index) }
+                    } else if abs(position) <= count {
+                        weekdays |= 1 << UInt64(first + 7 * (position > 0 ? position - 1 : count + position))
+                    }
+                }
+                return (byMonthDay.isEmpty ? weekdays : weekdays & monthDays).nonzeroBitCount
+            }
+            let interval = max(1, Int(recurrence.interval))
+            func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int { b == 0 ? a : greatestCommonDivisor(b, a % b) }
+            if !yearly {
+                let first = start.year * 12 + start.month - 1
+                for step in 0..<(4_800 / greatestCommonDivisor(4_800, interval)) {
+                    let index = first + step * interval
+                    let (year, month) = (index / 12, index % 12 + 1)
+                    if (byMonth.isEmpty || byMonth.contains(month)) && picks(days(year: year, month: month)) {
+                        return true
+                    }
+                }
+                return false
+            }
+            let yearRelative = byMonth.isEmpty && byMonthDay.isEmpty && !byDay.isEmpty
+            if byMonth.isEmpty, !byMonthDay.isEmpty, byDay.contains(where: { $0.position != 0 }) { return nil }
+            // Without BYMONTH libical keeps to DTSTART's month (RFC 5545 would take every month for BYMONTHDAY).
+            let months = !byMonth.isEmpty ? byMonth.filter { (1...12).contains($0) }.sorted() : [start.month]
+            for step in 0..<(400 / greatestCommonDivisor(400, interval)) {
+                let year = start.year + step * interval
+                var count = 0
+                if yearRelative {
+                    let length = CivilDateTime.isLeap(year) ? 366 : 365
+                    let firstWeekday = CivilDateTime(year: year, month: 1, day: 1).isoWeekday
+                    for (position, weekday) in byDay {
+                        let first = 1 + (weekday - firstWeekday + 7) % 7
+                        let inYear = (length - first) / 7 + 1
+                        count += position == 0 ? inYear : abs(position) <= inYear ? 1 : 0
+                    }
+                } else {
+                    count = months.reduce(0) { $0 + days(year: year, month: $1) }
+                }
+                if picks(count) { return true }
+            }
+            return false
         }
 
         /// How far from `start` graph-ics lets libical step through the rule for `budget` units of work
