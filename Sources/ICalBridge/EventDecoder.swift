@@ -42,7 +42,7 @@ public enum ICSToGraph {
     ///   with single events are diagnostics in the plan; those events are left out.
     public static func plan(_ data: Data, options: ImportOptions) throws(ICalBridgeError) -> ImportPlan {
         let document = try ICSDocument(data, file: options.file)
-        if options.leavesParsedTreesToExit { _ = Unmanaged.passRetained(document) }
+        if options.leavesParsedTreesToExit { keepUntilExit(document) }
         let options = {
             var options = options
             options.expansionBudget = expansionBudget(rules: document.events.reduce(0) { $0 + $1.rules })
@@ -116,6 +116,17 @@ public enum ICSToGraph {
 }
 
 extension ICSToGraph {
+    /// Documents left to the process's exit (``ImportOptions/leavesParsedTreesToExit``), still referenced
+    /// here: memory in use until the end, not lost (leak checkers tell the two apart).
+    nonisolated(unsafe) private static var documentsKept: [ICSDocument] = []
+    private static let documentsKeptLock = NSLock()
+
+    private static func keepUntilExit(_ document: ICSDocument) {
+        documentsKeptLock.lock()
+        defer { documentsKeptLock.unlock() }
+        documentsKept.append(document)
+    }
+
     /// The slices' events in one array, copied on all cores (each slice's array is taken out of its slot,
     /// which is left empty, and freed by the core that copied it): joined on one thread, copying and then
     /// freeing 10,000 planned events retained and released every field one after the other.
