@@ -13,6 +13,17 @@ enum GraphICS {
         ]
     }
 
+    /// `--version`: graph-ics's version, then the release of the zone database it converts times with (a
+    /// tzdata release can change offsets, and so output).
+    static var versionText: String {
+        let tz = TZData.system
+        return """
+            graph-ics \(GraphICSVersion.version)
+            tzdata \(tz.version ?? "unknown") (\(tz.directory))
+
+            """
+    }
+
     static var help: String {
         var text = """
             graph-ics \(GraphICSVersion.version): Microsoft Graph calendars ↔ iCalendar.
@@ -69,7 +80,7 @@ enum GraphICS {
             return .ok
         }
         if first == "--version" {
-            terminal.out("graph-ics \(GraphICSVersion.version)\n")
+            terminal.out(Self.versionText)
             return .ok
         }
         guard let commandType = commands.first(where: { $0.name == first }) else {

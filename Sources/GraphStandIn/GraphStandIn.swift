@@ -185,20 +185,15 @@ public final class GraphStandIn: @unchecked Sendable {
     /// Every Graph operation handled: plain requests and each part of every `$batch`, in arrival order.
     public var operations: [RecordedRequest] { locked { $0.operations } }
 
-    /// Requests that came sooner after a 429 than its `Retry-After` allowed.
+    /// Retries that came sooner after a 429 than its `Retry-After` allowed.
     ///
     /// Throttling is per mailbox, as Graph's is per app and mailbox: after a 429 for a mailbox, every request
-    /// to that mailbox (from any thread of the client) must wait out the `Retry-After`; one that arrives
-    /// earlier is answered 429 again and counted here, unless it arrived within `retryAfterGrace` of the 429
-    /// (it was already on its way). Requests that were in flight when the 429 went out never count.
+    /// to that mailbox that arrives before the `Retry-After` ran out is answered 429 again. Only a request
+    /// the client certainly sent after reading that 429 counts here: a retry with the `client-request-id`
+    /// of a request that was answered 429, arriving before that answer's `Retry-After` ran out. Whether
+    /// other threads of the client held back is not visible from here (a request may have left before
+    /// the 429 reached the client); the client's own throttle gate records that, and its tests check it.
     public var retryAfterViolations: Int { locked { $0.retryAfterViolations } }
-
-    /// How soon after a 429 a request to the same mailbox still counts as already on its way rather than
-    /// as a violation (default 20 ms); it is refused with 429 either way.
-    public var retryAfterGrace: Duration {
-        get { locked { $0.retryAfterGrace } }
-        set { locked { $0.retryAfterGrace = newValue } }
-    }
 
     /// How many 429 answers were given (plain and inside `$batch`).
     public var throttledCount: Int { locked { $0.throttledCount } }
@@ -250,10 +245,11 @@ public final class GraphStandIn: @unchecked Sendable {
         /// Opaque `$skiptoken` → offset into the collection it pages.
         var skipTokens: [String: Int] = [:]
         var throttleCounter = 0
-        /// Per mailbox: when the last 429 was sent and until when its Retry-After refuses requests.
-        var refusedUntil: [String: (since: Date, until: Date)] = [:]
+        /// Per mailbox: until when the Retry-After of its last 429 refuses requests.
+        var refusedUntil: [String: Date] = [:]
+        /// Per `client-request-id` answered 429 with a Retry-After: until when a retry of it is early.
+        var retryNotBefore: [String: Date] = [:]
         var retryAfterViolations = 0
-        var retryAfterGrace: Duration = .milliseconds(20)
         var throttledCount = 0
         var mailboxInFlight: [String: Int] = [:]
         var maxInFlightPerMailbox = 0
@@ -481,17 +477,17 @@ public final class GraphStandIn: @unchecked Sendable {
     {
         locked { state in
             let now = Date()
-            // A request that left the client after a 429 was sent, but before its Retry-After ran out, is
-            // refused again; it is a violation unless it came so soon that it was on its way before the 429
-            // could have reached the client (`retryAfterGrace`).
-            if let window = state.refusedUntil[mailbox], arrival >= window.since, arrival < window.until {
-                let until = window.until
-                if arrival >= window.since.addingTimeInterval(Self.seconds(state.retryAfterGrace)) {
-                    state.retryAfterViolations += 1
-                    violated = true
-                }
+            state.retryNotBefore = state.retryNotBefore.filter { $0.value > now }
+            // A retry of a request answered 429 was sent after the client read that answer: if it came
+            // before the answer's Retry-After ran out, the client did not wait.
+            if let notBefore = state.retryNotBefore[context.clientRequestID], arrival < notBefore {
+                state.retryAfterViolations += 1
+                violated = true
+            }
+            if let until = state.refusedUntil[mailbox], arrival < until {
                 state.throttledCount += 1
                 let left = Duration.milliseconds(Int64(max(1, (until.timeIntervalSince(now) * 1000).rounded(.up))))
+                if state.retryAfter != nil { state.retryNotBefore[context.clientRequestID] = until }
                 return throttled(
                     code: "TooManyRequests", message: "Application is over its resource limit.",
                     retryAfter: state.retryAfter == nil ? nil : left, context)
@@ -513,8 +509,8 @@ public final class GraphStandIn: @unchecked Sendable {
             state.throttledCount += 1
             if let wait = state.retryAfter {
                 let until = now.addingTimeInterval(Self.seconds(wait))
-                let since = state.refusedUntil[mailbox].map { $0.until > now ? $0.since : now } ?? now
-                state.refusedUntil[mailbox] = (since, max(state.refusedUntil[mailbox]?.until ?? until, until))
+                state.refusedUntil[mailbox] = max(state.refusedUntil[mailbox] ?? until, until)
+                state.retryNotBefore[context.clientRequestID] = until
             }
             return throttled(code: refusal.code, message: refusal.message, retryAfter: state.retryAfter, context)
         }

@@ -7,13 +7,18 @@ import Foundation
 /// as `Asia/Kolkata` and `Europe/Kyiv`, while names that `zone.tab` lists as a country's zone (such as
 /// `Europe/Amsterdam`) are kept as they are. Immutable after loading; safe to share.
 public struct TZData: Sendable {
-    /// The database under `$TZDIR`, or `/usr/share/zoneinfo`.
-    public static let system = TZData(
-        directory: ProcessInfo.processInfo.environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? "/usr/share/zoneinfo"
-    )
+    /// The database libical reads its built-in zones from. libical 3.0 looks only in fixed system folders
+    /// (it ignores `TZDIR`), Debian's being `/usr/share/zoneinfo`; graph-ics reads names, links and TZif
+    /// files from the same folder, so that its zones and libical's never come from two databases.
+    public static let systemDirectory = "/usr/share/zoneinfo"
+
+    /// The system's database (``systemDirectory``).
+    public static let system = TZData(directory: systemDirectory)
 
     public let directory: String
+    /// The release of the database, from the first line of `tzdata.zi` (`# version 2026f`); nil when the
+    /// file is missing or has no such line.
+    public let version: String?
     /// Link name → target, from `tzdata.zi` (`L TARGET NAME` lines).
     let links: [String: String]
     /// Names of zones (not links) from `tzdata.zi` (`Z NAME …` lines).
@@ -27,9 +32,12 @@ public struct TZData: Sendable {
         self.directory = directory
         var links: [String: String] = [:]
         var zones = Set<String>()
+        var version: String?
         // tzdata.zi is about 110 KB: split it as bytes, not as Characters.
-        for fields in Self.lines(of: directory + "/tzdata.zi", separator: 0x20) {
-            if fields.count >= 3, fields[0] == "L" {
+        for (index, fields) in Self.lines(of: directory + "/tzdata.zi", separator: 0x20).enumerated() {
+            if index == 0, fields.count >= 3, fields[0] == "#", fields[1] == "version" {
+                version = fields[2]
+            } else if fields.count >= 3, fields[0] == "L" {
                 links[fields[2]] = fields[1]
             } else if fields.count >= 2, fields[0] == "Z" {
                 zones.insert(fields[1])
@@ -42,6 +50,7 @@ public struct TZData: Sendable {
         }
         self.links = links
         self.zones = zones
+        self.version = version
         self.countryZones = countryZones
         var lowercased: [String: String] = [:]
         for name in zones { lowercased[name.lowercased()] = name }

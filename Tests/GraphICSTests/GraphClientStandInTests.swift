@@ -1,7 +1,8 @@
 import Foundation
-import GraphICS
 import GraphStandIn
 import Testing
+
+@testable import GraphICS
 
 /// Wraps the real transport and notes, per attempt, when it left and came back, and what came back.
 private final class TimedTransport: HTTPTransport, @unchecked Sendable {
@@ -50,23 +51,6 @@ private final class TimedTransport: HTTPTransport, @unchecked Sendable {
     }
 
     var attempts: [Attempt] { lock.withLock { recorded } }
-
-    /// Requests of any thread that left while the client knew Graph had asked it to wait: more than 15 ms
-    /// (time for the answer to reach the client's throttle hold on a busy machine) after a 429 (plain or inside a `$batch`)
-    /// arrived, and before its Retry-After ran out. Requests that left before the client could know are
-    /// not the client's fault and are not counted (the stand-in's `retryAfterViolations` counts those too).
-    var sentWhileAskedToWait: Int {
-        let all = attempts
-        var count = 0
-        for throttled in all {
-            let asked = throttled.retryAfter.flatMap(Double.init) ?? throttled.innerRetryAfter
-            guard let asked else { continue }
-            let from = throttled.received.advanced(by: .milliseconds(15))
-            let until = throttled.received.advanced(by: .milliseconds(Int64(asked * 1000)))
-            count += all.filter { $0.sent > from && $0.sent < until }.count
-        }
-        return count
-    }
 
     /// Retries (same client-request-id) that left sooner after a 429 or 503 than its Retry-After allowed.
     var earlyRetries: Int {
@@ -130,6 +114,16 @@ private struct Setup {
             tokens: tokens?(standIn) ?? StaticTokenSource(token: standIn.issueAccessToken()),
             retry: RetryPolicy(maxAttempts: 8, baseDelay: .milliseconds(20), maxDelay: .milliseconds(200)),
             limiter: limiter)
+        client.throttle.startJournal()
+    }
+
+    /// Requests the client let go while it knew Graph had asked it to wait (see ``admittedWhileHeld(_:)``),
+    /// after checking that the gate's journal accounts for every request the transport sent.
+    func sentWhileAskedToWait() -> Int {
+        let journal = client.throttle.journal
+        let admitted = journal.filter { if case .admitted = $0 { true } else { false } }.count
+        #expect(admitted == transport.attempts.count, "every request leaves through the gate")
+        return admittedWhileHeld(journal)
     }
 }
 
@@ -211,7 +205,7 @@ private func eventIDs(_ page: Data) throws -> [String] {
         #expect(setup.limiter.maxObserved == 4)
         #expect(setup.standIn.throttledCount >= 1)
         #expect(setup.transport.earlyRetries == 0)
-        #expect(setup.transport.sentWhileAskedToWait == 0)
+        #expect(setup.sentWhileAskedToWait() == 0)
     }
 
     @Test func aNextLinkToAnotherHostIsNotFollowed() throws {
@@ -277,7 +271,7 @@ private func eventIDs(_ page: Data) throws -> [String] {
         #expect(setup.limiter.maxObserved <= 4)
         let envelopes = setup.standIn.requests.filter { $0.path.hasSuffix("/$batch") }
         #expect(envelopes.count >= 5)
-        #expect(setup.transport.sentWhileAskedToWait == 0)
+        #expect(setup.sentWhileAskedToWait() == 0)
 
         setup.standIn.throttleEvery = nil
         let again = try setup.client.batch(requests)

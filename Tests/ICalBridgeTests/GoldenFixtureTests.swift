@@ -19,8 +19,16 @@ import Testing
             Issue.record("recorded \(goldenURL.path); run again without RECORD_FIXTURES to compare")
             return
         }
-        let golden = try String(contentsOf: goldenURL, encoding: .utf8)
-        let actual = Fixtures.normalisingTimestamps(text)
+        // The VTIMEZONEs are judged by their offsets against the installed tzdata, and compared with the
+        // golden by TZID only: a tzdata release may change their form, and must change no verdict.
+        for zone in VTimezoneExactness.vtimezones(in: text) {
+            let span = try #require(
+                VTimezoneExactness.span(of: text, tzid: zone.tzid, vtimezone: zone.text), "\(name): \(zone.tzid)")
+            let mismatches = VTimezoneExactness.mismatches(zone.text, zone: zone.tzid, from: span.from, to: span.to)
+            #expect(mismatches.isEmpty, "\(name): \(mismatches)")
+        }
+        let golden = VTimezoneExactness.normalisingVTimezones(try String(contentsOf: goldenURL, encoding: .utf8))
+        let actual = VTimezoneExactness.normalisingVTimezones(Fixtures.normalisingTimestamps(text))
         if actual != golden {
             let actualLines = actual.split(separator: "\r\n", omittingEmptySubsequences: false)
             let goldenLines = golden.split(separator: "\r\n", omittingEmptySubsequences: false)

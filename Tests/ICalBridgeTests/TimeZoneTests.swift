@@ -121,23 +121,45 @@ import Testing
                 == CivilDateTime(year: 2026, month: 12, day: 1, hour: 11))
     }
 
-    @Test("VTIMEZONE: plain IANA TZID, and correct offsets even where libical's truncation is wrong")
-    func vtimezoneIsExact() throws {
-        let havana = try zone("America/Havana")
-        let from = try instant("2026-03-01T00:00:00Z")
-        let to = try instant("2026-03-20T00:00:00Z")
-        let text = String(decoding: try havana.vtimezone(from: from, to: to), as: UTF8.self)
+    @Test(
+        "VTIMEZONE: plain IANA TZID, and the system zone's offsets over the range, also where libical's truncation is wrong",
+        arguments: [
+            // libical 3.0.16 truncates Havana's and Hebron's rules wrongly under some tzdata releases; the
+            // others cover both hemispheres, half-hour offsets, a zone without DST and one that dropped it.
+            ("America/Havana", "2026-03-01T00:00:00Z", "2026-03-20T00:00:00Z"),
+            ("America/Havana", "2025-10-01T00:00:00Z", "2027-12-31T00:00:00Z"),
+            ("Asia/Hebron", "2026-01-01T00:00:00Z", "2027-12-31T00:00:00Z"),
+            ("Europe/Berlin", "2026-03-01T00:00:00Z", "2026-03-20T00:00:00Z"),
+            ("Europe/Berlin", "2026-01-01T00:00:00Z", "2028-01-01T00:00:00Z"),
+            ("Australia/Lord_Howe", "2026-01-01T00:00:00Z", "2027-06-01T00:00:00Z"),
+            ("America/St_Johns", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"),
+            ("Asia/Kolkata", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"),
+            ("America/Sao_Paulo", "2018-01-01T00:00:00Z", "2020-01-01T00:00:00Z"),
+        ])
+    func vtimezoneIsExact(name: String, fromText: String, toText: String) throws {
+        let zone = try zone(name)
+        let from = try instant(fromText)
+        let to = try instant(toText)
+        let text = String(decoding: try zone.vtimezone(from: from, to: to), as: UTF8.self)
         let lines = Fixtures.lines(text)
-        #expect(lines.contains("TZID:America/Havana"))
-        // The spring-forward of 2026-03-08 00:00 local (-05:00 → -04:00) must be a component of its own.
-        #expect(lines.contains("DTSTART:20260308T000000"))
-        #expect(lines.contains("TZOFFSETTO:-0400"))
+        #expect(lines.contains("TZID:\(name)"))
+        #expect(!text.contains("freeassociation"))
         #expect(!lines.contains { $0.hasPrefix("RDATE") && $0.hasSuffix("Z") })
+        let mismatches = VTimezoneExactness.mismatches(text, zone: name, from: from, to: to)
+        #expect(mismatches.isEmpty, "\(mismatches)")
+    }
 
-        let berlin = try zone("Europe/Berlin")
-        let berlinText = String(decoding: try berlin.vtimezone(from: from, to: to), as: UTF8.self)
-        #expect(Fixtures.lines(berlinText).contains("TZID:Europe/Berlin"))
-        #expect(!berlinText.contains("freeassociation"))
+    @Test("the exactness check finds a VTIMEZONE whose change is an hour off or missing")
+    func exactnessCheckCanFail() throws {
+        let from = try instant("2026-03-01T00:00:00Z")
+        let to = try instant("2026-04-30T00:00:00Z")
+        let berlin = String(decoding: try zone("Europe/Berlin").vtimezone(from: from, to: to), as: UTF8.self)
+        #expect(VTimezoneExactness.mismatches(berlin, zone: "Europe/Berlin", from: from, to: to).isEmpty)
+        // The same rules a week late, and without the change at all.
+        let late = berlin.replacingOccurrences(of: "BYDAY=-1SU;BYMONTH=3", with: "BYDAY=1SU;BYMONTH=4")
+        #expect(late != berlin)
+        #expect(VTimezoneExactness.mismatches(late, zone: "Europe/Berlin", from: from, to: to).count == 1)
+        #expect(!VTimezoneExactness.mismatches(berlin, zone: "Europe/London", from: from, to: to).isEmpty)
     }
 }
 

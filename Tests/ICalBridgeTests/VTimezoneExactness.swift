@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@testable import ICalBridge
+
+/// Whether a VTIMEZONE graph-ics wrote is right, judged by what it means rather than by its form: the
+/// offsets its own rules give (libical reading the text, as for a zone embedded in a file) against the
+/// offsets of the system's TZif file for the same zone, read without libical (``TZifZone``). Which form
+/// libical or graph-ics's replacement chose, and so which tzdata release is installed, does not matter.
+enum VTimezoneExactness {
+    /// The offset at `from` and every change of offset in `(from, to]`, found by stepping an hour at a
+    /// time and bisecting to the second.
+    static func changes(from: Int64, to: Int64, offset: (Int64) -> Int) -> [(instant: Int64, offset: Int)] {
+        var previous = offset(from)
+        var result = [(instant: from, offset: previous)]
+        var time = from
+        while time < to {
+            let next = min(time + 3600, to)
+            if offset(next) == previous {
+                time = next
+                continue
+            }
+            var low = time
+            var high = next
+            while high - low > 1 {
+                let middle = low + (high - low) / 2
+                if offset(middle) == previous { low = middle } else { high = middle }
+            }
+            previous = offset(high)
+            result.append((high, previous))
+            time = high
+        }
+        return result
+    }
+
+    /// The differences between the VTIMEZONE `text` and the system's zone `name` over `[from, to]`, one
+    /// sentence each; empty when every offset agrees.
+    static func mismatches(_ text: String, zone name: String, from: Int64, to: Int64) -> [String] {
+        guard let tzif = TZifZone(path: TZData.system.directory + "/" + name) else {
+            return ["\(name): no TZif file in \(TZData.system.directory)"]
+        }
+        guard let written = VTimezoneMatcher.offsets(of: text, from: from, to: to) else {
+            return ["\(name): the VTIMEZONE cannot be read back"]
+        }
+        let system = changes(from: from, to: to, offset: tzif.offset(at:))
+        func describe(_ list: [(instant: Int64, offset: Int)]) -> String {
+            list.map { "\(CivilDateTime(secondsSinceEpoch: $0.instant))Z→\($0.offset)" }.joined(separator: ", ")
+        }
+        guard written.map(\.instant) == system.map(\.instant), written.map(\.offset) == system.map(\.offset) else {
+            return ["\(name): the VTIMEZONE gives [\(describe(written))], tzdata [\(describe(system))]"]
+        }
+        return []
+    }
+
+    /// Every VTIMEZONE of an iCalendar text with its TZID, as unfolded lines joined with CRLF.
+    static func vtimezones(in text: String) -> [(tzid: String, text: String)] {
+        var result: [(tzid: String, text: String)] = []
+        var current: [String]?
+        for line in Fixtures.lines(text) {
+            if line == "BEGIN:VTIMEZONE" { current = [] }
+            current?.append(line)
+            if line == "END:VTIMEZONE", let block = current {
+                let tzid = block.first { $0.hasPrefix("TZID:") }.map { String($0.dropFirst(5)) } ?? ""
+                result.append((tzid, block.joined(separator: "\r\n") + "\r\n"))
+                current = nil
+            }
+        }
+        return result
+    }
+
+    /// The text with each VTIMEZONE cut down to its TZID, so that a comparison with a golden file does not
+    /// depend on the form libical gives a zone under the installed tzdata.
+    static func normalisingVTimezones(_ text: String) -> String {
+        var kept: [Substring] = []
+        var inside = false
+        for line in text.split(separator: "\r\n", omittingEmptySubsequences: false) {
+            if line == "BEGIN:VTIMEZONE" {
+                inside = true
+                kept.append(line)
+            } else if line == "END:VTIMEZONE" {
+                inside = false
+                kept.append(line)
+            } else if !inside || line.hasPrefix("TZID:") {
+                kept.append(line)
+            }
+        }
+        return kept.joined(separator: "\r\n")
+    }
+
+    /// The span of instants the events of an iCalendar text use in zone `tzid`: from the earliest of its
+    /// local date-times (DTSTART, DTEND, RECURRENCE-ID, EXDATE with that TZID) to the latest, or to the
+    /// VTIMEZONE's TZUNTIL when that is later. Local times become instants with the system zone's offset.
+    static func span(of text: String, tzid: String, vtimezone: String) -> (from: Int64, to: Int64)? {
+        guard let tzif = TZifZone(path: TZData.system.directory + "/" + tzid) else { return nil }
+        var stamps: [Int64] = []
+        for line in Fixtures.lines(text) {
+            guard
+                ["DTSTART", "DTEND", "RECURRENCE-ID", "EXDATE"].contains(where: {
+                    line.hasPrefix($0 + ";TZID=" + tzid + ":") || line.hasPrefix($0 + ";TZID=" + tzid + ";")
+                })
+            else { continue }
+            let value = line[line.index(after: line.lastIndex(of: ":") ?? line.startIndex)...]
+            for item in value.split(separator: ",") {
+                guard let local = GraphTimestamp.parse(basic(item))?.instant else { continue }
+                stamps.append(local - Int64(tzif.offset(at: local)))
+            }
+        }
+        guard let from = stamps.min(), var to = stamps.max() else { return nil }
+        for line in Fixtures.lines(vtimezone) where line.hasPrefix("TZUNTIL:") {
+            if let until = GraphTimestamp.parse(basic(line.dropFirst(8)))?.instant { to = max(to, until) }
+        }
+        return (from, to)
+    }
+
+    /// `20261201T090000` (or with `Z`) as Graph's `2026-12-01T09:00:00Z`.
+    static func basic(_ text: Substring) -> String {
+        let digits = Array(text.prefix(15))
+        guard digits.count == 15 else { return String(text) }
+        let d = String(digits)
+        func part(_ from: Int, _ length: Int) -> Substring {
+            let start = d.index(d.startIndex, offsetBy: from)
+            return d[start..<d.index(start, offsetBy: length)]
+        }
+        return "\(part(0, 4))-\(part(4, 2))-\(part(6, 2))T\(part(9, 2)):\(part(11, 2)):\(part(13, 2))Z"
+    }
+}
