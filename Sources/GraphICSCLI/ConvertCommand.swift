@@ -140,11 +140,12 @@ struct ConvertCommand: Command {
     private func convertICS(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
         var options = ImportOptions(userZone: zone, asMeeting: asMeeting, strict: strict, file: name)
         options.expansionLimit = 500
-        // The command ends right after writing: libical's trees need not be freed one by one first.
-        options.leavesParsedTreesToExit = true
         var plan: ImportPlan
         do {
-            plan = try ICSToGraph.plan(data, options: options)
+            let planned = try ICSToGraph.planKeepingSource(data, options: options)
+            plan = planned.plan
+            // The command ends right after writing: libical's trees need not be freed one by one first.
+            ProcessEnd.keep(planned.source)
         } catch {
             throw CommandFailure(Self.status(for: error.code), error.description)
         }

@@ -1,0 +1,699 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+extension GraphToICS {
+    /// How `graph-ics export` writes recurring events.
+    public enum RecurrenceStyle: String, Sendable, CaseIterable {
+        /// Every occurrence and exception is a VEVENT of its own, with a UID of its own (see
+        /// ``PageStream``).
+        case instances
+        /// Each series once: its master with RRULE and EXDATE, its exceptions as RECURRENCE-ID overrides,
+        /// all under the master's UID.
+        case series
+    }
+
+    /// The export conversion for Graph data that arrives page by page: each calendarView page is handed
+    /// over as it comes, decoded and encoded on all cores while the next page is fetched, and spooled into
+    /// a ``CalendarWriter``; ``finish(into:)`` then writes the whole calendar. Memory stays flat however
+    /// many pages there are: at most two pages are held (the one being converted and the one being
+    /// fetched), and the VEVENT text moves to an unlinked temporary file past 32 MB.
+    ///
+    /// Per-event problems are diagnostics exactly as for ``GraphToICS/convert(_:options:into:)``
+    /// (which is this stream with one page): an event that cannot be converted is named by id and subject
+    /// and left out, the rest goes through. A page that is not Graph JSON as a whole throws.
+    ///
+    /// **Instances** (the default): an occurrence or exception of a series becomes a standalone VEVENT.
+    /// Graph may give every occurrence the series' `iCalUId`, so its UID is made unique, deterministically:
+    /// the `iCalUId` (else the id), `-`, and the occurrence's `originalStart` in UTC as
+    /// `YYYYMMDDTHHMMSSZ` (`040000008200E…-20261202T073000Z`). Exporting the same range twice gives the
+    /// same UIDs.
+    ///
+    /// **Series**: occurrences are not written; each series is written once when its master is known —
+    /// either a `seriesMaster` event in the pages, or the master the caller fetched and gave to
+    /// ``addSeries(id:master:instances:)`` for each id of ``seriesAwaitingMaster()``. The master carries the
+    /// RRULE of its `patternedRecurrence`; exceptions become overrides with `RECURRENCE-ID` (from their
+    /// `originalStart`, in the form of the master's DTSTART) and the master's UID; an occurrence the
+    /// pattern produces in the range but Graph no longer returns (deleted or cancelled by the organizer),
+    /// or returns marked `isCancelled` (unless the whole series is), becomes an EXDATE. Before writing an EXDATE the stream asks the caller's `instances` look-up once
+    /// per series whether that occurrence was moved out of the range (an exception); Exchange does not let
+    /// an occurrence move across an adjacent one, so the look-up window reaches from two occurrences
+    /// before the first missing one to two after the last. When a series cannot be written exactly (no
+    /// master, a pattern iCalendar cannot hold, an occurrence the pattern does not produce), its
+    /// occurrences are written as instances instead, with a warning.
+    ///
+    /// Not thread-safe: one thread calls it (the pages are converted on other threads internally).
+    public final class PageStream {
+        let options: ExportOptions
+        let style: RecurrenceStyle
+        let range: Range<Int64>?
+        let encoder: EventEncoder
+        let writer: CalendarWriter
+        /// Series mode: instance encodings of occurrences, used only when their series falls back.
+        let fallbackSpool: SpoolFile
+        var diagnostics: [Diagnostic] = []
+        var series: [String: SeriesState] = [:]
+        /// Series ids in the order they were first seen.
+        var seriesOrder: [String] = []
+        private var job: DispatchGroup?
+        private var failure: ICalBridgeError?
+        private let queue = DispatchQueue(label: "graph-ics.page-stream")
+        /// Pages handed over and events converted, read by other threads for progress.
+        private let counts = Mutex((pages: 0, events: 0))
+
+        /// - Parameters:
+        ///   - options: the fallback zone (`--tz` or the mailbox zone), DTSTAMP and the name used in
+        ///     diagnostics.
+        ///   - recurrence: how occurrences of series are written.
+        ///   - range: the exported instants, `[start, end)` in seconds since 1970 (series mode needs it for
+        ///     EXDATEs; without it no EXDATE is written).
+        ///   - spoolDirectory: where the unlinked spool files live (`$TMPDIR` or `/tmp` by default).
+        public init(
+            options: ExportOptions,
+            recurrence: RecurrenceStyle = .instances,
+            range: Range<Int64>? = nil,
+            spoolDirectory: String? = nil
+        ) throws(ICalBridgeError) {
+            self.options = options
+            self.style = recurrence
+            self.range = range
+            self.encoder = EventEncoder(options: options)
+            self.writer = try CalendarWriter(spoolDirectory: spoolDirectory)
+            self.fallbackSpool = try SpoolFile(directory: spoolDirectory, memoryLimit: 8 << 20)
+        }
+
+        /// Pages handed over so far, and the event objects in those of them already converted. Safe to
+        /// read at any time (for progress output); it does not wait for the page being converted.
+        public var progress: (pages: Int, events: Int) { counts.withLock { $0 } }
+
+        /// Hands over one page (a calendarView or instances response, `{"value": [...]}`, or any shape
+        /// ``GraphEventDocument`` reads). Its conversion runs in the background while the caller fetches
+        /// the next page; this call first waits for the previous page.
+        ///
+        /// - Throws: ``ICalBridgeError`` when an earlier page was not usable as a whole or spooling failed;
+        ///   the stream is then dead and every later call throws the same error.
+        public func add(page data: Data) throws(ICalBridgeError) {
+            try settle()
+            counts.withLock { $0.pages += 1 }
+            let group = DispatchGroup()
+            // The stream is used by one thread at a time: the caller touches it again only after
+            // `settle()` has waited for this job.
+            nonisolated(unsafe) let stream = self
+            queue.async(group: group) {
+                do throws(ICalBridgeError) {
+                    try stream.consume(data)
+                } catch {
+                    stream.failure = error
+                }
+            }
+            job = group
+        }
+
+        /// Waits for the page being converted; rethrows what went wrong with it. A caller that gives up on
+        /// the stream (fetching the next page failed) calls it too, so that no conversion is still running,
+        /// holding its page, when the error ends the command.
+        public func settle() throws(ICalBridgeError) {
+            if let job {
+                job.wait()
+                self.job = nil
+            }
+            if let failure { throw failure }
+        }
+
+        /// Series mode: the ids of the series seen in the pages whose master is neither in the pages nor
+        /// given yet, in the order they were first seen. Waits for the page being converted.
+        public func seriesAwaitingMaster() throws(ICalBridgeError) -> [String] {
+            try settle()
+            return seriesOrder.filter { series[$0]?.isOpen == true && series[$0]?.master == nil }
+        }
+
+        /// Series mode: writes the series `id` with its master, as Graph returned it for `GET
+        /// events/{id}` (`nil` when it could not be read: the series is then written as instances, with a
+        /// warning).
+        ///
+        /// - Parameter instances: the occurrences and exceptions of the series between two instants (seconds
+        ///   since 1970), page by page (Graph's `events/{id}/instances`); asked at most once, only when an
+        ///   occurrence of the pattern in the range is missing. `nil` writes such occurrences as EXDATEs
+        ///   without asking.
+        /// - Throws: what `instances` throws; ``ICalBridgeError`` as for ``add(page:)``.
+        public func addSeries(
+            id: String,
+            master: Data?,
+            instances: ((_ start: Int64, _ end: Int64, _ onPage: (Data) throws -> Void) throws -> Void)?
+        ) throws {
+            try settle()
+            guard series[id]?.isOpen == true else { return }
+            var event: GraphEvent?
+            if let master {
+                do {
+                    let document = try GraphEventDocument.decode(master, file: options.file)
+                    event = document.events.first
+                    diagnostics += document.diagnostics
+                } catch {
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, "the series master's JSON is not usable (\(error.message))",
+                            file: options.file, eventID: id))
+                }
+            }
+            try completeSeries(id, master: event, instances: instances)
+        }
+
+        /// Writes the calendar into `sink`: series not written yet first (with a master from the pages, or
+        /// as instances), then the header, VTIMEZONEs and every VEVENT in order.
+        ///
+        /// - Throws: ``ICalBridgeError`` when a page was not usable or writing fails. When every event
+        ///   failed, nothing is written (see ``Summary/wroteCalendar``).
+        public func finish<Sink: ByteSink>(into sink: inout Sink) throws(ICalBridgeError) -> Summary {
+            try settle()
+            for id in seriesOrder where series[id]?.isOpen == true {
+                do {
+                    try completeSeries(id, master: series[id]?.master, instances: nil)
+                } catch let error as ICalBridgeError {
+                    throw error
+                } catch {
+                    throw ICalBridgeError(.io, "writing series \(id) failed: \(error)")
+                }
+            }
+            let failed = diagnostics.contains { $0.severity == .error }
+            let write = writer.count > 0 || !failed
+            if write { try writer.finish(into: &sink) }
+            return Summary(
+                inputEvents: progress.events, written: writer.count, diagnostics: diagnostics,
+                wroteCalendar: write)
+        }
+
+        // MARK: Converting one page
+
+        /// Events parsed and encoded together; small enough to keep memory flat, large enough to keep the
+        /// cores busy.
+        static let batchSize = 512
+
+        /// Reads one page and spools its events in input order. The reading thread only checks each
+        /// event's syntax and finds where it ends; batches are parsed and encoded on all cores while the
+        /// next batch is found. Memory holds two batches however large the input is.
+        func consume(_ data: Data) throws(ICalBridgeError) {
+            var pageDiagnostics: [Diagnostic] = []
+            var spoolError: ICalBridgeError?
+            var batch: [UnparsedEvent] = []
+            batch.reserveCapacity(Self.batchSize)
+            var inFlight: (done: DispatchGroup, box: ItemBatch)?
+            let encoder = self.encoder
+            let style = self.style
+            let file = options.file
+            func spool(_ items: [Item]) {
+                for item in items {
+                    do throws(ICalBridgeError) {
+                        try record(item, diagnostics: &pageDiagnostics)
+                    } catch {
+                        if spoolError == nil { spoolError = error }
+                    }
+                }
+            }
+            func drain() {
+                guard let (done, box) = inFlight else { return }
+                done.wait()
+                inFlight = nil
+                spool(box.items.withLock { $0 })
+            }
+            func submit() {
+                let events = batch
+                batch.removeAll(keepingCapacity: true)
+                let box = ItemBatch()
+                let done = DispatchGroup()
+                DispatchQueue.global().async(group: done) {
+                    let items = Parallel.map(count: events.count) {
+                        Self.prepare(GraphEventDocument.parse(events[$0], file: file), encoder: encoder, style: style)
+                    }
+                    box.items.withLock { $0 = items }
+                }
+                drain()
+                inFlight = (done, box)
+            }
+            let (count, readingDiagnostics) = try GraphEventDocument.forEachUnparsedEvent(
+                in: data,
+                file: file,
+                parsed: { event in spool([Self.prepare(.event(event), encoder: encoder, style: style)]) },
+                deferred: { event in
+                    batch.append(event)
+                    if batch.count == Self.batchSize { submit() }
+                },
+                finish: {
+                    if !batch.isEmpty { submit() }
+                    drain()
+                }
+            )
+            if let spoolError { throw spoolError }
+            diagnostics += readingDiagnostics + pageDiagnostics
+            counts.withLock { $0.events += count }
+        }
+
+        /// Makes room for about `bytes` of VEVENT text (a whole input converted at once).
+        func reserveCapacity(_ bytes: Int) {
+            writer.reserveCapacity(bytes)
+        }
+
+        /// What one event of a page becomes.
+        enum Item: Sendable {
+            /// A VEVENT to write now (nil when it failed), with its diagnostics.
+            case encoded(EncodedEvent?, [Diagnostic])
+            /// Series mode: an occurrence, known by its original start; its instance encoding is kept in
+            /// case the series cannot be written as one.
+            case occurrence(
+                series: String, originalStart: Int64, isCancelled: Bool, fallback: EncodedEvent?, [Diagnostic])
+            /// Series mode: an exception, written when its master is known.
+            case exception(series: String, originalStart: Int64, GraphEvent)
+            /// Series mode: a series master in the pages.
+            case master(id: String, GraphEvent)
+        }
+
+        /// Decides what an event becomes and encodes it (any thread).
+        static func prepare(_ parsed: ParsedEvent, encoder: EventEncoder, style: RecurrenceStyle) -> Item {
+            let event: GraphEvent
+            switch parsed {
+            case .failed(let diagnostic): return .encoded(nil, [diagnostic])
+            case .event(let decoded): event = decoded
+            }
+            switch style {
+            case .instances:
+                let (encoded, diagnostics) = encodeInstance(event, encoder: encoder)
+                return .encoded(encoded, diagnostics)
+            case .series:
+                let master = event.seriesMasterId.flatMap { $0.isEmpty ? nil : $0 }
+                switch event.type {
+                case "seriesMaster":
+                    guard let id = event.id, !id.isEmpty else { break }
+                    return .master(id: id, event)
+                case "occurrence":
+                    guard let master, let original = originalStart(of: event) else { break }
+                    let (encoded, diagnostics) = encodeInstance(event, encoder: encoder)
+                    return .occurrence(
+                        series: master, originalStart: original, isCancelled: event.isCancelled == true,
+                        fallback: encoded, diagnostics)
+                case "exception":
+                    guard let master, let original = originalStart(of: event) else { break }
+                    return .exception(series: master, originalStart: original, event)
+                default:
+                    break
+                }
+                let (encoded, diagnostics) = encodeInstance(event, encoder: encoder)
+                return .encoded(encoded, diagnostics)
+            }
+        }
+
+        /// Encodes an event as a standalone VEVENT; occurrences and exceptions get their own UID.
+        static func encodeInstance(_ event: GraphEvent, encoder: EventEncoder) -> (EncodedEvent?, [Diagnostic]) {
+            var event = event
+            if let uid = instanceUID(of: event) { event.iCalUId = uid }
+            var diagnostics: [Diagnostic] = []
+            let encoded = encoder.encode(event, diagnostics: &diagnostics)
+            return (encoded, diagnostics)
+        }
+
+        /// `iCalUId-YYYYMMDDTHHMMSSZ` (the original start in UTC) for an occurrence or exception; nil for
+        /// other events and when neither a UID nor an original start is known.
+        static func instanceUID(of event: GraphEvent) -> String? {
+            guard event.type == "occurrence" || event.type == "exception" else { return nil }
+            let base = [event.iCalUId, event.id].compactMap { $0.map(ICalText.singleLine) }.first { !$0.isEmpty }
+            guard let base, let original = originalStart(of: event) else { return nil }
+            return base + "-" + compactUTC(original)
+        }
+
+        /// The instant of an occurrence's `originalStart` (Graph writes it in UTC); for an occurrence
+        /// without one, its start, which is the same.
+        static func originalStart(of event: GraphEvent) -> Int64? {
+            if let text = event.originalStart, let stamp = GraphTimestamp.parse(text) {
+                return stamp.instant ?? stamp.civil.secondsSinceEpoch
+            }
+            guard event.type == "occurrence", let text = event.start?.dateTime, let stamp = GraphTimestamp.parse(text)
+            else { return nil }
+            if let instant = stamp.instant { return instant }
+            switch ZoneResolver.resolve(event.start?.timeZone ?? "UTC") {
+            case .resolved(let zone, _): return zone.instant(forLocal: stamp.civil)
+            default: return nil
+            }
+        }
+
+        /// `20261202T073000Z`.
+        static func compactUTC(_ instant: Int64) -> String {
+            let time = CivilDateTime(secondsSinceEpoch: instant)
+            return CivilDateTime.pad(time.year, 4) + CivilDateTime.pad(time.month, 2) + CivilDateTime.pad(time.day, 2)
+                + "T" + CivilDateTime.pad(time.hour, 2) + CivilDateTime.pad(time.minute, 2)
+                + CivilDateTime.pad(time.second, 2) + "Z"
+        }
+
+        /// Spools or files one item (the stream's thread).
+        func record(_ item: Item, diagnostics: inout [Diagnostic]) throws(ICalBridgeError) {
+            switch item {
+            case .encoded(let encoded, let found):
+                diagnostics += found
+                if let encoded { try writer.add(encoded) }
+            case .occurrence(let id, let original, let isCancelled, let fallback, let found):
+                var spooled: SpooledEvent?
+                if let fallback {
+                    let offset = try fallbackSpool.append(fallback.text)
+                    spooled = SpooledEvent(
+                        offset: offset, length: fallback.text.count, uid: fallback.uid, sortStart: fallback.sortStart,
+                        zoneUses: fallback.zoneUses)
+                }
+                updateSeries(id) { state in
+                    state.seen.append(original)
+                    if isCancelled { state.cancelled.append(original) }
+                    state.fallback.append(FallbackOccurrence(event: spooled, diagnostics: found))
+                }
+            case .exception(let id, let original, let event):
+                updateSeries(id) { state in
+                    state.seen.append(original)
+                    state.exceptions.append((original, event))
+                }
+            case .master(let id, let event):
+                updateSeries(id) { $0.master = event }
+            }
+        }
+
+        func updateSeries(_ id: String, _ change: (inout SeriesState) -> Void) {
+            if series[id] == nil { seriesOrder.append(id) }
+            change(&series[id, default: SeriesState()])
+        }
+    }
+}
+
+/// What series mode knows about one series until it is written.
+struct SeriesState {
+    /// The master, when it came in the pages.
+    var master: GraphEvent?
+    /// The original starts of the occurrences and exceptions in the pages.
+    var seen: [Int64] = []
+    /// The original starts of occurrences Graph returned as cancelled (`isCancelled`).
+    var cancelled: [Int64] = []
+    var exceptions: [(originalStart: Int64, event: GraphEvent)] = []
+    /// The occurrences as instances, in case the series cannot be written as one.
+    var fallback: [FallbackOccurrence] = []
+    /// False once the series is written.
+    var isOpen = true
+}
+
+/// An occurrence's instance VEVENT waiting in the fallback spool (nil when it failed to encode), with
+/// the diagnostics reported only if it is used.
+struct FallbackOccurrence {
+    var event: SpooledEvent?
+    var diagnostics: [Diagnostic]
+}
+
+/// Where a VEVENT lies in a spool, and what the writer needs to index it.
+struct SpooledEvent {
+    var offset: Int64
+    var length: Int
+    var uid: String
+    var sortStart: Int64
+    var zoneUses: [ZoneUse]
+}
+
+/// The items of one batch, handed from the encoding task to the stream.
+private final class ItemBatch: Sendable {
+    let items = Mutex<[GraphToICS.PageStream.Item]>([])
+}
+
+// MARK: - Series mode: one master, its overrides and EXDATEs
+
+extension GraphToICS.PageStream {
+    /// Why a series is written as instances instead.
+    struct SeriesFallback: Error {
+        var reason: String
+    }
+
+    /// One occurrence the series' pattern produces: a key (the start instant; for all-day series the day
+    /// number) and its span.
+    struct PatternOccurrence {
+        var key: Int64
+        var start: Int64
+        var end: Int64
+    }
+
+    /// How the master's DTSTART is written, which RECURRENCE-ID and EXDATE follow.
+    enum StartForm {
+        case date
+        case local(ICalZone)
+        case utc
+
+        init(_ times: EventEncoder.Times) {
+            if times.isAllDay {
+                self = .date
+            } else if case .zone(let zone) = times.startZone, ICalZone.supportedInstants.contains(times.start),
+                zone.localTimeIsExact(at: times.start)
+            {
+                self = .local(zone)
+            } else {
+                self = .utc
+            }
+        }
+
+        /// Writes `name` for the occurrence with `key` (an instant, or for `.date` a day number).
+        func write(_ name: String, key: Int64, into lines: inout ContentLines, uses: inout [ZoneUse]) {
+            switch self {
+            case .date:
+                lines.time(
+                    name, CivilDateTime(secondsSinceEpoch: key * 86_400), parameters: ["VALUE": "DATE"], dateOnly: true)
+            case .local(let zone)
+            where ICalZone.supportedInstants.contains(key) && zone.localTimeIsExact(at: key):
+                lines.time(name, zone.localTime(at: key), parameters: ["TZID": zone.name])
+                uses.append(ZoneUse(zone: zone, from: key, to: key))
+            case .local, .utc:
+                lines.time(name, CivilDateTime(secondsSinceEpoch: key), utc: true)
+            }
+        }
+    }
+
+    /// Writes series `id`: as one series when that can be done exactly, else as instances.
+    func completeSeries(
+        _ id: String,
+        master: GraphEvent?,
+        instances: ((_ start: Int64, _ end: Int64, _ onPage: (Data) throws -> Void) throws -> Void)?
+    ) throws {
+        guard var state = series[id], state.isOpen else { return }
+        // Whatever happens next, the series is written once and its waiting data freed.
+        series[id] = SeriesState(isOpen: false)
+        do {
+            guard let master else {
+                throw SeriesFallback(reason: "its series master could not be read")
+            }
+            try writeSeries(id, master: master, state: &state, instances: instances)
+        } catch let fallback as SeriesFallback {
+            diagnostics.append(
+                Diagnostic(
+                    .warning, "series written as single occurrences: \(fallback.reason)", file: options.file,
+                    eventID: id, subject: master?.subject ?? state.exceptions.first?.event.subject))
+            try writeAsInstances(state)
+        }
+    }
+
+    /// The series' occurrences and exceptions as standalone VEVENTs, as in instances mode.
+    func writeAsInstances(_ state: SeriesState) throws(ICalBridgeError) {
+        var buffer: [UInt8] = []
+        for occurrence in state.fallback {
+            diagnostics += occurrence.diagnostics
+            guard let spooled = occurrence.event else { continue }
+            var text = ByteBuffer()
+            try fallbackSpool.copy(offset: spooled.offset, length: spooled.length, into: &text, buffer: &buffer)
+            try writer.add(
+                EncodedEvent(
+                    text: text.bytes, uid: spooled.uid, sortStart: spooled.sortStart, zoneUses: spooled.zoneUses))
+        }
+        for (_, event) in state.exceptions {
+            let (encoded, found) = Self.encodeInstance(event, encoder: encoder)
+            diagnostics += found
+            if let encoded { try writer.add(encoded) }
+        }
+    }
+
+    /// Writes the master with RRULE and EXDATEs, then its overrides; throws ``SeriesFallback`` before
+    /// writing anything when the series cannot be written exactly.
+    func writeSeries(
+        _ id: String,
+        master: GraphEvent,
+        state: inout SeriesState,
+        instances: ((_ start: Int64, _ end: Int64, _ onPage: (Data) throws -> Void) throws -> Void)?
+    ) throws {
+        guard let recurrence = master.recurrence, recurrence.pattern != nil else {
+            throw SeriesFallback(reason: "its master has no recurrence pattern")
+        }
+        var context = EventEncoder.Context(event: master, options: options)
+        guard let times = context.resolveTimes() else {
+            let reasons = context.diagnostics.map(\.message).joined(separator: "; ")
+            throw SeriesFallback(reason: "the master's times cannot be read (\(reasons))")
+        }
+        let zone = times.startZone
+        let localStart = times.isAllDay ? times.startDate : zone.localTime(at: times.start)
+        let rule: String
+        switch RecurrenceMapping.rrule(
+            from: recurrence, start: localStart, isAllDay: times.isAllDay,
+            endOfDayToUTC: { zone.instant(forLocal: $0) })
+        {
+        case .success(let text): rule = text
+        case .failure(let unsupported):
+            throw SeriesFallback(reason: "its recurrence has no RRULE: \(unsupported.reason)")
+        }
+        let dayZone = allDayZone
+        func key(ofOriginal instant: Int64) -> Int64 {
+            times.isAllDay ? Self.day(of: instant, in: dayZone) : instant
+        }
+
+        let seenKeys = Set(state.seen.map(key(ofOriginal:)))
+        let horizon = range?.upperBound ?? (state.seen.max() ?? times.start)
+        let occurrences = patternOccurrences(rule: rule, recurrence: recurrence, times: times, until: horizon)
+        let patternKeys = Set(occurrences.map(\.key))
+        if let stray = state.seen.first(where: { !patternKeys.contains(key(ofOriginal: $0)) }) {
+            throw SeriesFallback(
+                reason:
+                    "Graph has an occurrence originally at \(Self.compactUTC(stray)) that its pattern does not produce"
+            )
+        }
+
+        // Occurrences of the pattern in the range that Graph did not return.
+        var missing: [Int] = []
+        if let range {
+            for (index, occurrence) in occurrences.enumerated() where !seenKeys.contains(occurrence.key) {
+                let overlaps =
+                    occurrence.end > occurrence.start
+                    ? occurrence.start < range.upperBound && occurrence.end > range.lowerBound
+                    : range.contains(occurrence.start)
+                if overlaps { missing.append(index) }
+            }
+        }
+        if let first = missing.first, let last = missing.last, let instances {
+            // An exception stays between its neighbours: look from two occurrences before to two after.
+            let month: Int64 = 31 * 86_400
+            let from = first >= 2 ? occurrences[first - 2].start : occurrences[first].start - month
+            let to = last + 2 < occurrences.count ? occurrences[last + 2].end : occurrences[last].end + month
+            var found: [GraphEvent] = []
+            try instances(from, max(to, from + 1)) { page in
+                _ = try GraphEventDocument.forEachEvent(in: page, file: options.file) { found.append($0) }
+            }
+            var missingKeys = Set(missing.map { occurrences[$0].key })
+            for event in found {
+                guard let original = Self.originalStart(of: event), missingKeys.remove(key(ofOriginal: original)) != nil
+                else { continue }
+                if event.type == "exception", !state.exceptions.contains(where: { $0.event.id == event.id }) {
+                    state.exceptions.append((original, event))
+                }
+            }
+            missing.removeAll { !missingKeys.contains(occurrences[$0].key) }
+        }
+
+        var masterDiagnostics: [Diagnostic] = []
+        guard var encoded = encoder.encode(master, diagnostics: &masterDiagnostics) else {
+            let reasons = masterDiagnostics.map(\.message).joined(separator: "; ")
+            throw SeriesFallback(reason: "its master cannot be converted (\(reasons))")
+        }
+        // Occurrences Graph still returns but marks cancelled are EXDATEs too, unless the whole series is.
+        var exdateKeys = Set(missing.map { occurrences[$0].key })
+        var exceptions = state.exceptions
+        if master.isCancelled != true {
+            exdateKeys.formUnion(state.cancelled.map(key(ofOriginal:)))
+            exdateKeys.formUnion(
+                exceptions.filter { $0.event.isCancelled == true }.map { key(ofOriginal: $0.originalStart) })
+            exceptions.removeAll { $0.event.isCancelled == true }
+        }
+        let form = StartForm(times)
+        var exdates = ContentLines(capacity: 64 * exdateKeys.count)
+        for key in exdateKeys.sorted() {
+            form.write("EXDATE", key: key, into: &exdates, uses: &encoded.zoneUses)
+        }
+        encoded.text = Self.splice(exdates.bytes, into: encoded.text)
+        diagnostics += masterDiagnostics
+        try writer.add(encoded)
+
+        for (original, exception) in exceptions.sorted(by: { $0.originalStart < $1.originalStart }) {
+            var event = exception
+            event.iCalUId = encoded.uid
+            event.recurrence = nil
+            var found: [Diagnostic] = []
+            guard var override = encoder.encode(event, diagnostics: &found) else {
+                diagnostics += found
+                continue
+            }
+            diagnostics += found
+            var line = ContentLines(capacity: 96)
+            form.write("RECURRENCE-ID", key: key(ofOriginal: original), into: &line, uses: &override.zoneUses)
+            override.text = Self.splice(line.bytes, into: override.text)
+            try writer.add(override)
+        }
+    }
+
+    /// The pattern's occurrences from the master's start until `horizon` (and two more after it), as
+    /// iCalendar readers expand the RRULE: in the zone of DTSTART, an `endDate` range inclusive in that
+    /// zone.
+    func patternOccurrences(
+        rule: String,
+        recurrence: GraphPatternedRecurrence,
+        times: EventEncoder.Times,
+        until horizon: Int64
+    ) -> [PatternOccurrence] {
+        let zone = times.startZone
+        let dayZone = allDayZone
+        let localStart = times.isAllDay ? times.startDate : zone.localTime(at: times.start)
+        // libical compares a UTC UNTIL with floating times as if they were UTC: leave UNTIL out and stop at
+        // the end date here. COUNT stays, libical counts exactly.
+        let iterationRule = rule.split(separator: ";").filter { !$0.hasPrefix("UNTIL=") }.joined(separator: ";")
+        var lastDate: CivilDateTime?
+        if recurrence.range?.type == "endDate", let text = recurrence.range?.endDate {
+            lastDate = GraphTimestamp.parse(text)?.civil.date
+        }
+        // Graph's patterns give at most one occurrence a day, so this many cover the horizon and two more.
+        let horizonDay = CivilDateTime(secondsSinceEpoch: horizon + 14 * 3600).daysSinceEpoch
+        let days = max(0, horizonDay - localStart.daysSinceEpoch)
+        let count = Int(min(days + 3, 2_000_000))
+        let allDayLength = max(1, Int(times.endDate.daysSinceEpoch - times.startDate.daysSinceEpoch))
+        var result: [PatternOccurrence] = []
+        for local in RecurrenceMapping.occurrences(
+            rrule: iterationRule, start: localStart, isAllDay: times.isAllDay, count: count)
+        {
+            if let lastDate, local.date > lastDate { break }
+            if times.isAllDay {
+                let day = local.date.daysSinceEpoch
+                result.append(
+                    PatternOccurrence(
+                        key: day, start: dayZone.instant(forLocal: local.date),
+                        end: dayZone.instant(forLocal: local.date.adding(days: allDayLength))))
+            } else {
+                let start = zone.instant(forLocal: local)
+                result.append(PatternOccurrence(key: start, start: start, end: start + (times.end - times.start)))
+            }
+        }
+        return result
+    }
+
+    /// The zone an all-day series' days are placed in, as the exported range is: the mailbox zone
+    /// (`--tz`), else UTC.
+    var allDayZone: ResolvedZone { options.fallbackZone ?? .utc }
+
+    /// The day an all-day occurrence's original start names: Graph gives midnight of that day in UTC or
+    /// in a zone; the nearest midnight in `zone` decides.
+    static func day(of instant: Int64, in zone: ResolvedZone) -> Int64 {
+        if instant % 86_400 == 0 { return instant / 86_400 }
+        let local = zone.localTime(at: instant).secondsSinceEpoch + 43_200
+        return local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+    }
+
+    /// `text` (a VEVENT) with `lines` added after its last property: before its first VALARM, else before
+    /// `END:VEVENT`.
+    static func splice(_ lines: [UInt8], into text: [UInt8]) -> [UInt8] {
+        guard !lines.isEmpty else { return text }
+        let alarm = Array("\r\nBEGIN:VALARM\r\n".utf8)
+        var at = max(0, text.count - "END:VEVENT\r\n".utf8.count)
+        if text.count >= alarm.count {
+            for index in 0...(text.count - alarm.count) where text[index] == alarm[0] {
+                if text[index..<(index + alarm.count)].elementsEqual(alarm) {
+                    at = index + 2
+                    break
+                }
+            }
+        }
+        var result: [UInt8] = []
+        result.reserveCapacity(text.count + lines.count)
+        result += text[..<at]
+        result += lines
+        result += text[at...]
+        return result
+    }
+}

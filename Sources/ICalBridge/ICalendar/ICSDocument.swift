@@ -1,0 +1,473 @@
+internal import CLibical
+import Foundation
+
+/// An `.ics` input read by libical: its calendars, their METHOD, embedded VTIMEZONEs and VEVENTs, and what
+/// went wrong while reading.
+///
+/// Reading never fails on bad content (libical inserts `X-LIC-ERROR` properties, which become
+/// diagnostics); it fails only when the input holds no calendar data at all. Several VCALENDARs in one
+/// stream, LF-only lines, folded lines and a UTF-8 byte order mark all work; input that is not UTF-8 is
+/// read as Latin-1 with a warning. Not thread-safe.
+final class ICSDocument {
+    /// One VEVENT with where it came from.
+    struct Event {
+        let pointer: OpaquePointer
+        /// The calendar's METHOD (`PUBLISH`, `REQUEST`, `CANCEL`, …), upper-cased; nil when absent.
+        let method: String?
+        /// VTIMEZONE text by TZID, of the calendar the event is in.
+        let timezones: [String: String]
+        /// 1-based line of the event's `BEGIN:VEVENT` in the input.
+        let line: Int?
+        /// Its UID ("" when it has none).
+        let uid: String
+        /// Whether it has a RECURRENCE-ID: it changes one occurrence of a series.
+        let isOverride: Bool
+        /// How many of its RRULEs libical expands by stepping and filtering (see
+        /// ``Identity/isFiltering(_:)``).
+        let rules: Int
+
+        init(pointer: OpaquePointer, method: String?, timezones: [String: String], line: Int?, identity: Identity) {
+            self.pointer = pointer
+            self.method = method
+            self.timezones = timezones
+            self.line = line
+            uid = identity.uid
+            isOverride = identity.isOverride
+            rules = identity.rules
+        }
+
+        /// What sorts a VEVENT into series and their overrides; read where the VEVENT is parsed, on all cores
+        /// for a large file.
+        struct Identity {
+            var uid: String
+            var isOverride: Bool
+            var rules: Int
+
+            init(_ event: OpaquePointer) {
+                uid = ICalComponent.value(of: "UID", in: event) ?? ""
+                isOverride = icalcomponent_get_first_property(event, ICAL_RECURRENCEID_PROPERTY) != nil
+                var count = 0
+                var property = icalcomponent_get_first_property(event, ICAL_RRULE_PROPERTY)
+                while let current = property {
+                    if Self.isFiltering(icalproperty_get_rrule(current)) { count += 1 }
+                    property = icalcomponent_get_next_property(event, ICAL_RRULE_PROPERTY)
+                }
+                rules = count
+            }
+
+            /// Whether libical expands `rule` by stepping through every second, minute, hour, day or week
+            /// and filtering with BY parts: the rules whose expansion can take long without an occurrence.
+            static func isFiltering(_ rule: icalrecurrencetype) -> Bool {
+                guard rule.freq.rawValue <= ICAL_WEEKLY_RECURRENCE.rawValue else { return false }
+                let parts = [
+                    RecurrenceMapping.values(of: rule.by_month), RecurrenceMapping.values(of: rule.by_month_day),
+                    RecurrenceMapping.values(of: rule.by_year_day), RecurrenceMapping.values(of: rule.by_week_no),
+                    RecurrenceMapping.values(of: rule.by_day), RecurrenceMapping.values(of: rule.by_set_pos),
+                    RecurrenceMapping.values(of: rule.by_hour), RecurrenceMapping.values(of: rule.by_minute),
+                ]
+                return parts.contains { !$0.isEmpty }
+            }
+        }
+    }
+
+    let file: String
+    private(set) var events: [Event] = []
+    private(set) var diagnostics: [Diagnostic] = []
+    /// VTODO and VJOURNAL components seen (reported when there are no events).
+    private(set) var otherComponents = 0
+    /// The parsed calendars; they own every `Event.pointer`.
+    private var roots: [ICalComponent] = []
+
+    deinit {
+        // Freeing the trees of a large file takes as long as parsing a part of it: done on all cores.
+        guard roots.count > 1 else { return }
+        var trees: [[ICalComponent]] = roots.map { [$0] }
+        roots = []
+        trees.withUnsafeMutableBufferPointer { trees in
+            Parallel.forEach(count: trees.count) { trees[$0] = [] }
+        }
+    }
+
+    init(_ data: Data, file: String) throws(ICalBridgeError) {
+        self.file = file
+        var bytes = data[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let (hasText, hasNUL) = bytes.withUnsafeBytes { raw in
+            (raw.contains { $0 > 0x20 }, raw.baseAddress.map { memchr($0, 0, raw.count) != nil } ?? false)
+        }
+        guard hasText else {
+            throw ICalBridgeError(.badInput, "the input is empty (expected iCalendar)", location: file)
+        }
+        guard !hasNUL else {
+            throw ICalBridgeError(.badInput, "binary data, not iCalendar text", location: file)
+        }
+        if let line = bytes.withUnsafeBytes({ Self.lineNestedTooDeep($0) }) {
+            throw ICalBridgeError(
+                .badInput,
+                "line \(line): components are nested more than \(Self.maximumNesting) levels deep; this is not a"
+                    + " calendar graph-ics reads",
+                location: file)
+        }
+        let calendars: [CalendarText]
+        if bytes.withUnsafeBytes({ UTF8Check.isValid($0) }) {
+            calendars = bytes.withUnsafeBytes { Self.calendarTexts(in: $0.assumingMemoryBound(to: UInt8.self)) }
+        } else {
+            var text = Self.latin1(bytes)
+            calendars = text.withUTF8 { Self.calendarTexts(in: $0) }
+            diagnostics.append(Diagnostic(.warning, "the file is not UTF-8; read as Latin-1", file: file))
+        }
+        guard !calendars.isEmpty else {
+            throw ICalBridgeError(
+                .badInput, "no BEGIN:VCALENDAR or BEGIN:VEVENT: this is not iCalendar", location: file)
+        }
+        for calendar in calendars {
+            if let split = calendar.split() {
+                for index in calendar.unterminated {
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, "this VEVENT has no END:VEVENT; it is read up to the next component",
+                            file: file, line: calendar.eventLines[index]))
+                }
+                readSplit(split, firstLine: calendar.firstLine)
+                continue
+            }
+            guard let root = ICalComponent.parse(bytes: calendar.text, keeping: Self.extensionsRead) else {
+                diagnostics.append(
+                    Diagnostic(.error, "libical could not read this calendar", file: file, line: calendar.firstLine))
+                continue
+            }
+            roots.append(root)
+            read(root, eventLines: calendar.eventLines)
+        }
+    }
+
+    /// Latin-1 bytes as a string: each byte is the code point of the same number, so bytes below 0x80 stay
+    /// and the others become two UTF-8 bytes.
+    static func latin1(_ bytes: some Collection<UInt8>) -> String {
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(bytes.count + bytes.count / 4)
+        for byte in bytes {
+            if byte < 0x80 {
+                utf8.append(byte)
+            } else {
+                utf8.append(0xC0 | byte >> 6)
+                utf8.append(0x80 | byte & 0x3F)
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// A large calendar read in parts: its header (properties, VTIMEZONEs, to-dos) once, and its VEVENTs in
+    /// chunks that libical parses on all cores at once (each parse has its own parser state).
+    private func readSplit(_ split: SplitCalendar, firstLine: Int) {
+        let chunks = split.chunks
+        let parts = Parallel.mapEach(count: chunks.count) { index in
+            let root = ICalComponent.parse(bytes: chunks[index].text, keeping: Self.extensionsRead)
+            let identities = root.map { root in
+                ICalComponent.children(of: root.pointer, ICAL_VEVENT_COMPONENT).map { ($0, Event.Identity($0)) }
+            }
+            return (root: root, identities: identities ?? [])
+        }
+        var method: String?
+        var timezones: [String: String] = [:]
+        if let header = ICalComponent.parse(bytes: split.header, keeping: Self.extensionsRead) {
+            roots.append(header)
+            read(header, eventLines: [])
+            method = ICalComponent.value(of: "METHOD", in: header.pointer)?.uppercased()
+            timezones = Self.timezoneTexts(of: header.pointer)
+        } else {
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    "libical could not read this calendar's properties and time zones; its events are read without them",
+                    file: file, line: firstLine))
+        }
+        for (chunk, part) in zip(chunks, parts) {
+            guard let root = part.root else {
+                diagnostics.append(
+                    Diagnostic(
+                        .error, "libical could not read the events from this line on", file: file,
+                        line: chunk.eventLines.first))
+                continue
+            }
+            roots.append(root)
+            for (number, (event, identity)) in part.identities.enumerated() {
+                let line = number < chunk.eventLines.count ? chunk.eventLines[number] : nil
+                events.append(
+                    Event(pointer: event, method: method, timezones: timezones, line: line, identity: identity))
+            }
+        }
+    }
+
+    /// The `X-` properties the import reads (`EventDecoder`); libical is not given the others. A property
+    /// read from here on must be named here too (the tests of each one fail otherwise).
+    static let extensionsRead = ICalComponent.ExtensionFilter(
+        names: ["X-ALT-DESC", "X-GRAPH-ICS-SENSITIVITY", "X-MICROSOFT-CDO-BUSYSTATUS", "X-MICROSOFT-CDO-IMPORTANCE"],
+        prefixes: ["X-LIC-"])
+
+    /// The deepest nesting of components graph-ics reads. Real calendars nest three deep (VCALENDAR, VEVENT,
+    /// VALARM); libical frees and walks component trees recursively, so thousands of levels (a hostile file)
+    /// would overflow the stack.
+    static let maximumNesting = 64
+
+    /// The 1-based line whose `BEGIN:` nests components deeper than ``maximumNesting``; nil when none does.
+    static func lineNestedTooDeep(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        func hasPrefix(_ word: StaticString, at index: Int, length: Int) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard length >= count else { return false }
+            for offset in 0..<count {
+                let expected = word.utf8Start[offset]
+                let byte = bytes[index + offset]
+                // Letters compare without case; the colon exactly.
+                if byte != expected && (expected < 0x41 || expected > 0x5A || byte != expected | 0x20) { return false }
+            }
+            return true
+        }
+        var depth = 0
+        var line = 1
+        var start = 0
+        while start < bytes.count {
+            var end = bytes.count
+            if let found = memchr(base + start, 0x0A, bytes.count - start) {
+                end = UnsafeRawPointer(found) - base
+            }
+            if hasPrefix("BEGIN:", at: start, length: end - start) {
+                depth += 1
+                if depth > maximumNesting { return line }
+            } else if hasPrefix("END:", at: start, length: end - start) {
+                depth = max(0, depth - 1)
+            }
+            line += 1
+            start = end + 1
+        }
+        return nil
+    }
+
+    /// One VCALENDAR of the input as text, with the line it starts on and the lines and byte ranges of its
+    /// VEVENTs.
+    struct CalendarText {
+        /// The calendar's UTF-8 bytes.
+        var text: [UInt8]
+        var firstLine: Int
+        var eventLines: [Int]
+        /// The byte range of each VEVENT (from its BEGIN line to the end of its END line, or to the line
+        /// before the next VEVENT or the calendar's end when its END line is missing); nil when the
+        /// structure is too broken to cut (an END:VEVENT without BEGIN), so that libical reads it whole.
+        var eventRanges: [Range<Int>]?
+        /// The indices of VEVENTs without END:VEVENT.
+        var unterminated: [Int] = []
+
+        /// Calendars with fewer VEVENTs are parsed whole (unless a VEVENT lacks its END line: libical would
+        /// then lose every event after it, so those calendars are cut and mended).
+        static let splitThreshold = 256
+
+        /// The calendar without its VEVENTs, and its VEVENTs in chunks each wrapped in a VCALENDAR (a missing
+        /// END:VEVENT added); nil when the calendar is better read whole.
+        func split() -> SplitCalendar? {
+            guard let ranges = eventRanges, ranges.count == eventLines.count,
+                ranges.count >= Self.splitThreshold || !unterminated.isEmpty
+            else { return nil }
+            // Many chunks (not one per core), so that a core that finishes early takes the next one.
+            let chunkCount = max(1, min(ranges.count / 64, ProcessInfo.processInfo.activeProcessorCount * 16))
+            let unterminated = Set(unterminated)
+            return text.withUnsafeBufferPointer { bytes -> SplitCalendar in
+                func append(_ range: Range<Int>, to output: inout [UInt8]) {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                }
+                var header: [UInt8] = []
+                var position = 0
+                for range in ranges {
+                    append(position..<range.lowerBound, to: &header)
+                    position = range.upperBound
+                }
+                append(position..<bytes.count, to: &header)
+                var chunks: [SplitCalendar.Chunk] = []
+                let perChunk = (ranges.count + chunkCount - 1) / chunkCount
+                for first in stride(from: 0, to: ranges.count, by: perChunk) {
+                    let last = min(first + perChunk, ranges.count) - 1
+                    var body = Array("BEGIN:VCALENDAR\r\n".utf8)
+                    if unterminated.isEmpty {
+                        append(ranges[first].lowerBound..<ranges[last].upperBound, to: &body)
+                    } else {
+                        for index in first...last {
+                            append(ranges[index], to: &body)
+                            if unterminated.contains(index) { body += "END:VEVENT\r\n".utf8 }
+                        }
+                    }
+                    body += "END:VCALENDAR\r\n".utf8
+                    chunks.append(SplitCalendar.Chunk(text: body, eventLines: Array(eventLines[first...last])))
+                }
+                return SplitCalendar(header: header, chunks: chunks)
+            }
+        }
+    }
+
+    struct SplitCalendar: Equatable {
+        /// Texts are UTF-8 bytes, handed to libical without a `String` in between.
+        struct Chunk: Equatable {
+            var text: [UInt8]
+            var eventLines: [Int]
+        }
+        var header: [UInt8]
+        var chunks: [Chunk]
+    }
+
+    /// The calendars of a stream, each with the line it starts on and the lines of its `BEGIN:VEVENT`s;
+    /// a bare VEVENT stream is one calendar. Scanned as UTF-8 bytes: the text is sliced, not rebuilt.
+    static func calendarTexts(in text: String) -> [CalendarText] {
+        var text = text
+        return text.withUTF8 { calendarTexts(in: $0) }
+    }
+
+    /// ``calendarTexts(in:)-(String)`` of UTF-8 bytes.
+    static func calendarTexts(in bytes: UnsafeBufferPointer<UInt8>) -> [CalendarText] {
+        var result: [CalendarText] = []
+        var calendarStart: Int?
+        var calendarLine = 0
+        var eventLines: [Int] = []
+        var eventRanges: [Range<Int>]? = []
+        var eventStart: Int?
+        var unterminated: [Int] = []
+        var bareEventLines: [Int] = []
+        var lineNumber = 1
+        var lineStart = 0
+        func startsWith(_ word: StaticString, at index: Int) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for offset in 0..<count {
+                var byte = bytes[index + offset]
+                if byte >= 0x61 && byte <= 0x7A { byte -= 0x20 }
+                if byte != word.utf8Start[offset] { return false }
+            }
+            return true
+        }
+        func slice(_ start: Int, _ end: Int) -> [UInt8] {
+            Array(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        }
+        func endOfLine(from start: Int) -> Int {
+            guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) else {
+                return bytes.count
+            }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        }
+        func shifted(_ ranges: [Range<Int>]?, by offset: Int) -> [Range<Int>]? {
+            ranges?.map { ($0.lowerBound - offset)..<($0.upperBound - offset) }
+        }
+        while lineStart < bytes.count {
+            let lineEnd = endOfLine(from: lineStart)
+            let first = bytes[lineStart] & 0xDF
+            if first == UInt8(ascii: "B"), startsWith("BEGIN:VCALENDAR", at: lineStart) {
+                calendarStart = lineStart
+                calendarLine = lineNumber
+                eventLines = []
+                eventRanges = []
+                unterminated = []
+                eventStart = nil
+            } else if first == UInt8(ascii: "B"), startsWith("BEGIN:VEVENT", at: lineStart) {
+                if calendarStart != nil {
+                    if let start = eventStart {
+                        unterminated.append(eventLines.count - 1)
+                        eventRanges?.append(start..<lineStart)
+                    }
+                    eventLines.append(lineNumber)
+                    eventStart = lineStart
+                } else {
+                    bareEventLines.append(lineNumber)
+                }
+            } else if first == UInt8(ascii: "E"), calendarStart != nil, startsWith("END:VEVENT", at: lineStart) {
+                if let start = eventStart {
+                    eventRanges?.append(start..<min(lineEnd + 1, bytes.count))
+                } else {
+                    eventRanges = nil
+                }
+                eventStart = nil
+            } else if first == UInt8(ascii: "E"), let start = calendarStart,
+                startsWith("END:VCALENDAR", at: lineStart)
+            {
+                if let open = eventStart {
+                    unterminated.append(eventLines.count - 1)
+                    eventRanges?.append(open..<lineStart)
+                    eventStart = nil
+                }
+                result.append(
+                    CalendarText(
+                        text: slice(start, min(lineEnd + 1, bytes.count)), firstLine: calendarLine,
+                        eventLines: eventLines, eventRanges: shifted(eventRanges, by: start),
+                        unterminated: unterminated))
+                calendarStart = nil
+            }
+            lineNumber += 1
+            lineStart = lineEnd + 1
+        }
+        if let start = calendarStart {
+            // A truncated calendar: give libical what there is; it reports what is missing.
+            result.append(
+                CalendarText(
+                    text: slice(start, bytes.count) + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: calendarLine,
+                    eventLines: eventLines, eventRanges: nil))
+        }
+        if result.isEmpty, !bareEventLines.isEmpty {
+            result.append(
+                CalendarText(
+                    text: Array("BEGIN:VCALENDAR\r\n".utf8) + slice(0, bytes.count)
+                        + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: 0,
+                    eventLines: bareEventLines, eventRanges: nil))
+        }
+        return result
+    }
+
+    private func read(_ root: ICalComponent, eventLines: [Int]) {
+        let calendars: [OpaquePointer] =
+            icalcomponent_isa(root.pointer) == ICAL_VCALENDAR_COMPONENT
+            ? [root.pointer] : ICalComponent.children(of: root.pointer, ICAL_VCALENDAR_COMPONENT)
+        // libical keeps the events in text order, so the n-th VEVENT starts on the n-th BEGIN:VEVENT line.
+        var eventIndex = 0
+        for calendar in calendars {
+            let method = ICalComponent.value(of: "METHOD", in: calendar)?.uppercased()
+            let timezones = Self.timezoneTexts(of: calendar)
+            otherComponents += ICalComponent.children(of: calendar, ICAL_VTODO_COMPONENT).count
+            otherComponents += ICalComponent.children(of: calendar, ICAL_VJOURNAL_COMPONENT).count
+            for errorText in Self.calendarLevelErrors(calendar) {
+                diagnostics.append(Diagnostic(.warning, "libical: \(errorText)", file: file))
+            }
+            for event in ICalComponent.children(of: calendar, ICAL_VEVENT_COMPONENT) {
+                let line = eventIndex < eventLines.count ? eventLines[eventIndex] : nil
+                eventIndex += 1
+                events.append(
+                    Event(
+                        pointer: event, method: method, timezones: timezones, line: line,
+                        identity: Event.Identity(event)))
+            }
+        }
+    }
+
+    /// The VTIMEZONEs of a calendar as text, by TZID.
+    private static func timezoneTexts(of calendar: OpaquePointer) -> [String: String] {
+        var timezones: [String: String] = [:]
+        for zone in ICalComponent.children(of: calendar, ICAL_VTIMEZONE_COMPONENT) {
+            guard let tzid = ICalComponent.value(of: "TZID", in: zone),
+                let raw = icalcomponent_as_ical_string_r(zone)
+            else { continue }
+            timezones[tzid] = String(cString: raw)
+            free(raw)
+        }
+        return timezones
+    }
+
+    /// `X-LIC-ERROR`s directly on the calendar (event-level ones are reported with their event).
+    private static func calendarLevelErrors(_ calendar: OpaquePointer) -> [String] {
+        var result: [String] = []
+        var property = icalcomponent_get_first_property(calendar, ICAL_XLICERROR_PROPERTY)
+        while let current = property {
+            if let text = icalproperty_get_xlicerror(current) { result.append(String(cString: text)) }
+            property = icalcomponent_get_next_property(calendar, ICAL_XLICERROR_PROPERTY)
+        }
+        return result
+    }
+
+    /// Every `X-LIC-ERROR` inside an event (its alarms included).
+    static func errors(in event: OpaquePointer) -> [String] {
+        ICalComponent.parserErrors(in: event)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import ICalBridge
+
+@Suite struct ICalZoneTests {
+    func zone(_ name: String) throws -> ICalZone {
+        try #require(ICalZone.named(name))
+    }
+
+    func instant(_ text: String) throws -> Int64 {
+        try #require(GraphTimestamp.parse(text)?.instant)
+    }
+
+    @Test("a fall-back fold has two instants, a spring-forward gap none (northern hemisphere)")
+    func berlinFoldAndGap() throws {
+        let berlin = try zone("Europe/Berlin")
+        let fold = CivilDateTime(year: 2026, month: 10, day: 25, hour: 2, minute: 30)
+        #expect(
+            berlin.instants(forLocal: fold) == [
+                try instant("2026-10-25T00:30:00Z"), try instant("2026-10-25T01:30:00Z"),
+            ])
+        let gap = CivilDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30)
+        #expect(berlin.instants(forLocal: gap).isEmpty)
+        // RFC 5545 §3.3.5: a time in the gap means the same time after the change (03:30 CEST).
+        #expect(berlin.instant(forLocal: gap) == (try instant("2026-03-29T01:30:00Z")))
+        #expect(berlin.utcOffset(at: try instant("2026-07-01T12:00:00Z")) == 7200)
+        #expect(berlin.utcOffset(at: try instant("2026-12-01T12:00:00Z")) == 3600)
+    }
+
+    @Test("fold detection works on the southern hemisphere (Sydney falls back in April)")
+    func sydneyFold() throws {
+        let sydney = try zone("Australia/Sydney")
+        // 2026-04-05 02:30 AEDT = 15:30Z on the 4th; 02:30 AEST = 16:30Z.
+        #expect(!sydney.localTimeIsExact(at: try instant("2026-04-04T15:30:00Z")))
+        #expect(!sydney.localTimeIsExact(at: try instant("2026-04-04T16:30:00Z")))
+        #expect(sydney.localTimeIsExact(at: try instant("2026-04-04T14:30:00Z")))
+        #expect(
+            sydney.localTime(at: try instant("2026-12-01T00:00:00Z"))
+                == CivilDateTime(year: 2026, month: 12, day: 1, hour: 11))
+    }
+
+    @Test(
+        "VTIMEZONE: plain IANA TZID, and the system zone's offsets over the range, also where libical's truncation is wrong",
+        arguments: [
+            // libical 3.0.16 truncates Havana's and Hebron's rules wrongly under some tzdata releases; the
+            // others cover both hemispheres, half-hour offsets, a zone without DST and one that dropped it.
+            ("America/Havana", "2026-03-01T00:00:00Z", "2026-03-20T00:00:00Z"),
+            ("America/Havana", "2025-10-01T00:00:00Z", "2027-12-31T00:00:00Z"),
+            ("Asia/Hebron", "2026-01-01T00:00:00Z", "2027-12-31T00:00:00Z"),
+            ("Europe/Berlin", "2026-03-01T00:00:00Z", "2026-03-20T00:00:00Z"),
+            ("Europe/Berlin", "2026-01-01T00:00:00Z", "2028-01-01T00:00:00Z"),
+            ("Australia/Lord_Howe", "2026-01-01T00:00:00Z", "2027-06-01T00:00:00Z"),
+            ("America/St_Johns", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"),
+            ("Asia/Kolkata", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"),
+            ("America/Sao_Paulo", "2018-01-01T00:00:00Z", "2020-01-01T00:00:00Z"),
+        ])
+    func vtimezoneIsExact(name: String, fromText: String, toText: String) throws {
+        let zone = try zone(name)
+        let from = try instant(fromText)
+        let to = try instant(toText)
+        let text = String(decoding: try zone.vtimezone(from: from, to: to), as: UTF8.self)
+        let lines = Fixtures.lines(text)
+        #expect(lines.contains("TZID:\(name)"))
+        #expect(!text.contains("freeassociation"))
+        #expect(!lines.contains { $0.hasPrefix("RDATE") && $0.hasSuffix("Z") })
+        let mismatches = VTimezoneExactness.mismatches(text, zone: name, from: from, to: to)
+        #expect(mismatches.isEmpty, "\(mismatches)")
+    }
+
+    @Test("the exactness check finds a VTIMEZONE whose change is an hour off or missing")
+    func exactnessCheckCanFail() throws {
+        let from = try instant("2026-03-01T00:00:00Z")
+        let to = try instant("2026-04-30T00:00:00Z")
+        let berlin = String(decoding: try zone("Europe/Berlin").vtimezone(from: from, to: to), as: UTF8.self)
+        #expect(VTimezoneExactness.mismatches(berlin, zone: "Europe/Berlin", from: from, to: to).isEmpty)
+        // The same rules a week late, and without the change at all.
+        let late = berlin.replacingOccurrences(of: "BYDAY=-1SU;BYMONTH=3", with: "BYDAY=1SU;BYMONTH=4")
+        #expect(late != berlin)
+        #expect(VTimezoneExactness.mismatches(late, zone: "Europe/Berlin", from: from, to: to).count == 1)
+        #expect(!VTimezoneExactness.mismatches(berlin, zone: "Europe/London", from: from, to: to).isEmpty)
+    }
+}
