@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// App-only tokens from a client secret (OAuth 2.0 client credentials grant), for `--user UPN`.
 ///
@@ -9,10 +10,10 @@ import Foundation
 /// Graph URL, so national clouds work (`https://graph.microsoft.us/.default`).
 ///
 /// Tokens are cached until they expire within ``refreshMargin``; there is no refresh token, a new token
-/// is simply requested. Thread-safety: one lock, held across the token request, so concurrent callers
+/// is simply requested. Thread-safety: one mutex, held across the token request, so concurrent callers
 /// make one request.
 public final class ClientCredentialsTokenSource: AccessTokenSource, CustomStringConvertible,
-    CustomDebugStringConvertible, @unchecked Sendable
+    CustomDebugStringConvertible, Sendable
 {
     /// The environment variable holding the secret itself.
     public static let secretVariable = "GRAPH_ICS_CLIENT_SECRET"
@@ -30,9 +31,12 @@ public final class ClientCredentialsTokenSource: AccessTokenSource, CustomString
     private let tokenEndpoint: URL
     private let secret: String
     private let client: TokenEndpointClient
-    private let lock = NSLock()
-    private var cached: (token: String, expiresAt: Date)?
-    private var requests = 0
+    private struct State {
+        var cached: (token: String, expiresAt: Date)?
+        var requests = 0
+    }
+
+    private let state = Mutex(State())
 
     /// Whether the environment configures a client secret (either variable set and non-empty).
     public static func isConfigured(in environment: [String: String]) -> Bool {
@@ -111,32 +115,35 @@ public final class ClientCredentialsTokenSource: AccessTokenSource, CustomString
 
     /// How many token requests this source has made.
     public var requestCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return requests
+        state.withLock { $0.requests }
     }
 
     public func accessToken() throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached, cached.expiresAt.timeIntervalSince(client.clock.now()) > refreshMargin.seconds {
-            return cached.token
+        try state.withLock { state throws(AuthError) in
+            if let cached = state.cached,
+                cached.expiresAt.timeIntervalSince(client.clock.now()) > refreshMargin.seconds
+            {
+                return cached.token
+            }
+            return try request(&state)
         }
-        return try requestLocked()
     }
 
     public func tokenAfterRejection(of token: String) throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached, cached.token != token, cached.expiresAt.timeIntervalSince(client.clock.now()) > 60 {
-            return cached.token
+        try state.withLock { state throws(AuthError) in
+            if let cached = state.cached, cached.token != token,
+                cached.expiresAt.timeIntervalSince(client.clock.now()) > 60
+            {
+                return cached.token
+            }
+            return try request(&state)
         }
-        return try requestLocked()
     }
 
-    private func requestLocked() throws(AuthError) -> String {
+    /// Asks for a new token; the caller holds ``state``.
+    private func request(_ state: inout State) throws(AuthError) -> String {
         let sent = client.clock.now()
-        requests += 1
+        state.requests += 1
         let secrets = [secret]
         let reply = try client.post(
             tokenEndpoint,
@@ -165,7 +172,7 @@ public final class ClientCredentialsTokenSource: AccessTokenSource, CustomString
             throw AuthError(
                 .malformedResponse, "The sign-in service answered without an access token; try again later.")
         }
-        cached = (token, sent.addingTimeInterval(TimeInterval(max(reply.expiresIn ?? 3600, 0))))
+        state.cached = (token, sent.addingTimeInterval(TimeInterval(max(reply.expiresIn ?? 3600, 0))))
         return token
     }
 

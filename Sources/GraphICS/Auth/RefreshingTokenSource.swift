@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Delegated tokens from the token store, refreshed when they near expiry or Graph rejects them.
 ///
@@ -14,16 +15,19 @@ import Foundation
 /// If the sign-in service cannot be reached when a token merely nears expiry, the current token is
 /// returned while it has at least 60 seconds left.
 ///
-/// Thread-safety: all state is behind one lock, held across the refresh request, so concurrent callers
+/// Thread-safety: all state is behind one mutex, held across the refresh request, so concurrent callers
 /// wait for a single refresh and all get its token.
-public final class RefreshingTokenSource: AccessTokenSource, @unchecked Sendable {
+public final class RefreshingTokenSource: AccessTokenSource, Sendable {
     /// Tokens expiring within this are refreshed before use.
     public let refreshMargin: Duration
     private let store: TokenStore
     private let client: TokenEndpointClient
-    private let lock = NSLock()
-    private var account: AccountTokens
-    private var refreshes = 0
+    private struct State {
+        var account: AccountTokens
+        var refreshes = 0
+    }
+
+    private let state: Mutex<State>
 
     /// - Parameters:
     ///   - account: the stored account to use; its authority, tenant and client id are used to refresh.
@@ -37,7 +41,7 @@ public final class RefreshingTokenSource: AccessTokenSource, @unchecked Sendable
         clock: AuthClock = .system,
         refreshMargin: Duration = .seconds(300)
     ) {
-        self.account = account
+        self.state = Mutex(State(account: account))
         self.store = store
         self.client = TokenEndpointClient(transport: transport, clock: clock)
         self.refreshMargin = refreshMargin
@@ -45,76 +49,77 @@ public final class RefreshingTokenSource: AccessTokenSource, @unchecked Sendable
 
     /// The account as it is now (after any refresh), for `whoami`.
     public var currentAccount: AccountTokens {
-        lock.withLock { account }
+        state.withLock { $0.account }
     }
 
     /// How many refresh requests this source has made.
     public var refreshCount: Int {
-        lock.withLock { refreshes }
+        state.withLock { $0.refreshes }
     }
 
     public func accessToken() throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if isFresh(account) { return account.accessToken }
-        do {
-            return try refreshLocked(rejected: nil)
-        } catch {
-            // The sign-in service is unreachable, but the token still has a while to go: use it.
-            let remaining = account.expiresAt.timeIntervalSince(client.clock.now())
-            if error.code == .transport, remaining >= 60 { return account.accessToken }
-            throw error
+        try state.withLock { state throws(AuthError) in
+            if isFresh(state.account) { return state.account.accessToken }
+            do throws(AuthError) {
+                return try refresh(&state, rejected: nil)
+            } catch {
+                // The sign-in service is unreachable, but the token still has a while to go: use it.
+                let remaining = state.account.expiresAt.timeIntervalSince(client.clock.now())
+                if error.code == .transport, remaining >= 60 { return state.account.accessToken }
+                throw error
+            }
         }
     }
 
     public func tokenAfterRejection(of token: String) throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if account.accessToken != token, isFresh(account) { return account.accessToken }
-        return try refreshLocked(rejected: token)
+        try state.withLock { state throws(AuthError) in
+            if state.account.accessToken != token, isFresh(state.account) { return state.account.accessToken }
+            return try refresh(&state, rejected: token)
+        }
     }
 
     /// Records the user's sign-in name (learned from `GET /me`) in memory and in the store.
     public func recordUserName(_ name: String) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard account.userName != name else { return }
-        account.userName = name
-        try store.save(account)
+        try state.withLock { state in
+            guard state.account.userName != name else { return }
+            state.account.userName = name
+            try store.save(state.account)
+        }
     }
 
     private func isFresh(_ tokens: AccountTokens) -> Bool {
         tokens.expiresAt.timeIntervalSince(client.clock.now()) > refreshMargin.seconds
     }
 
-    private func refreshLocked(rejected: String?) throws(AuthError) -> String {
+    /// Refreshes the tokens; the caller holds ``state``.
+    private func refresh(_ state: inout State, rejected: String?) throws(AuthError) -> String {
         // Another graph-ics process may have refreshed already.
-        if let stored = try? store.load(accountKey: account.accountKey), stored.accessToken != account.accessToken,
+        if let stored = try? store.load(accountKey: state.account.accountKey), stored.accessToken != state.account.accessToken,
             stored.accessToken != rejected, isFresh(stored)
         {
-            account = stored
+            state.account = stored
             return stored.accessToken
         }
-        guard let refreshToken = account.refreshToken else {
+        guard let refreshToken = state.account.refreshToken else {
             throw AuthError(
                 .notSignedIn,
-                "The saved sign-in for \(account.accountKey) has expired and cannot be renewed; run `graph-ics login`."
+                "The saved sign-in for \(state.account.accountKey) has expired and cannot be renewed; run `graph-ics login`."
             )
         }
-        let endpoint = try AuthConfiguration.endpoint(authority: account.authority, tenant: account.tenant, "token")
-        var scopes = account.scopes.filter {
+        let endpoint = try AuthConfiguration.endpoint(authority: state.account.authority, tenant: state.account.tenant, "token")
+        var scopes = state.account.scopes.filter {
             !["openid", "profile", "email"].contains($0.lowercased())
         }
         if !scopes.contains(where: { $0.lowercased() == "offline_access" }) {
             scopes.insert("offline_access", at: 0)
         }
-        let secrets = [refreshToken, account.accessToken]
+        let secrets = [refreshToken, state.account.accessToken]
         let sent = client.clock.now()
-        refreshes += 1
+        state.refreshes += 1
         let reply = try client.post(
             endpoint,
             [
-                ("client_id", account.clientID),
+                ("client_id", state.account.clientID),
                 ("grant_type", "refresh_token"),
                 ("refresh_token", refreshToken),
                 ("scope", scopes.joined(separator: " ")),
@@ -127,7 +132,7 @@ public final class RefreshingTokenSource: AccessTokenSource, @unchecked Sendable
             case "invalid_grant", "interaction_required", "consent_required", "login_required":
                 throw AuthError(
                     .notSignedIn,
-                    "The saved sign-in for \(account.accountKey) has expired or was revoked; run `graph-ics login`.",
+                    "The saved sign-in for \(state.account.accountKey) has expired or was revoked; run `graph-ics login`.",
                     underlying: underlying
                 )
             default:
@@ -137,12 +142,12 @@ public final class RefreshingTokenSource: AccessTokenSource, @unchecked Sendable
         let renewed = try AccountTokens(
             reply: reply,
             sentAt: sent,
-            authority: account.authority,
-            tenant: account.tenant,
-            clientID: account.clientID,
-            previous: account
+            authority: state.account.authority,
+            tenant: state.account.tenant,
+            clientID: state.account.clientID,
+            previous: state.account
         )
-        account = renewed
+        state.account = renewed
         try store.save(renewed)
         return renewed.accessToken
     }

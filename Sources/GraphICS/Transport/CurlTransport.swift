@@ -16,6 +16,9 @@ import ICalBridge
 /// host (`127.0.0.0/8`, `::1`, `localhost`), so tokens never travel in clear text. The transport never
 /// retries (see `RetryPolicy`) and never follows redirects; every HTTP status is a response, failures
 /// below HTTP throw `CurlError`.
+///
+/// Sendable by hand: it holds libcurl handles, each used by one thread between `checkOut` and `checkIn`,
+/// and the pool of idle ones is read and written only under `lock`.
 public final class CurlTransport: HTTPTransport, @unchecked Sendable {
     /// The `User-Agent` graph-ics sends unless a request sets its own.
     public static let defaultUserAgent = "graph-ics/\(GraphICSVersion.version)"

@@ -7,11 +7,13 @@ import Foundation
 /// body. Waiters are woken in no particular order. Safe to share between threads: all state is guarded
 /// by one condition lock. A body must not ask the same limiter for a second permit (with every permit
 /// held that would wait forever).
+///
+/// Sendable by hand: waiting for a permit needs a condition variable, which `Mutex` has not; `running` and
+/// `observed` are read and written only while `condition` is locked.
 public final class RequestLimiter: @unchecked Sendable {
     /// The most bodies that run at once.
     public let limit: Int
 
-    // `running` and `observed` are read and written only while `condition` is locked.
     private let condition = NSCondition()
     private var running = 0
     private var observed = 0

@@ -24,15 +24,46 @@ struct PosixTZRule: Sendable {
     var end: (day: Day, time: Int) = (.julian(1), 0)
 
     init?(_ text: [UInt8]) {
+        var scanner = Scanner(text: text)
+        // POSIX offsets count west of UTC.
+        guard let standardName = scanner.name(), let west = scanner.duration() else { return nil }
+        standard = -west
+        names = [standardName]
+        guard !scanner.atEnd else { return }
+        guard let daylightName = scanner.name() else { return nil }
+        names.append(daylightName)
+        var daylightWest = west - 3600
+        if let byte = scanner.peek(), byte != UInt8(ascii: ",") {
+            guard let value = scanner.duration() else { return nil }
+            daylightWest = value
+        }
+        daylight = -daylightWest
+        guard scanner.eat(","), let start = scanner.transition(), scanner.eat(","), let end = scanner.transition(),
+            scanner.atEnd
+        else { return nil }
+        self.start = start
+        self.end = end
+    }
+
+    /// Reads the parts of a POSIX TZ string from left to right.
+    private struct Scanner {
+        let text: [UInt8]
         var position = 0
+
+        var atEnd: Bool { position >= text.count }
+
         func peek() -> UInt8? { position < text.count ? text[position] : nil }
-        func eat(_ character: Character) -> Bool {
+
+        mutating func eat(_ character: Character) -> Bool {
             guard let ascii = character.asciiValue, peek() == ascii else { return false }
             position += 1
             return true
         }
+
         func isDigit(_ byte: UInt8?) -> Bool { byte.map { $0 >= 0x30 && $0 <= 0x39 } ?? false }
-        func number() -> Int? {
+
+        /// Up to six decimal digits.
+        mutating func number() -> Int? {
             var value = 0
             var digits = 0
             while isDigit(peek()), digits < 6, let byte = peek() {
@@ -42,7 +73,9 @@ struct PosixTZRule: Sendable {
             }
             return digits > 0 ? value : nil
         }
-        func name() -> String? {
+
+        /// An abbreviation: `<+0530>` or three letters or more.
+        mutating func name() -> String? {
             if eat("<") {
                 let from = position
                 while let byte = peek(), byte != UInt8(ascii: ">") { position += 1 }
@@ -53,8 +86,9 @@ struct PosixTZRule: Sendable {
             while let byte = peek(), (byte | 0x20) >= 0x61, (byte | 0x20) <= 0x7A { position += 1 }
             return position - from >= 3 ? String(decoding: text[from..<position], as: UTF8.self) : nil
         }
+
         /// `[+-]hh[:mm[:ss]]` in seconds.
-        func duration() -> Int? {
+        mutating func duration() -> Int? {
             let negative = eat("-")
             if !negative { _ = eat("+") }
             guard let hours = number(), hours <= 167 else { return nil }
@@ -69,7 +103,8 @@ struct PosixTZRule: Sendable {
             }
             return negative ? -seconds : seconds
         }
-        func day() -> Day? {
+
+        mutating func day() -> Day? {
             if eat("M") {
                 guard let month = number(), (1...12).contains(month), eat("."), let week = number(),
                     (1...5).contains(week), eat("."), let weekday = number(), weekday <= 6
@@ -83,30 +118,14 @@ struct PosixTZRule: Sendable {
             guard let day = number(), day <= 365 else { return nil }
             return .zeroBased(day)
         }
-        func transition() -> (Day, Int)? {
+
+        /// A day with its optional `/time` (02:00 when absent).
+        mutating func transition() -> (Day, Int)? {
             guard let day = day() else { return nil }
             guard eat("/") else { return (day, 7200) }
             guard let time = duration() else { return nil }
             return (day, time)
         }
-        // POSIX offsets count west of UTC.
-        guard let standardName = name(), let west = duration() else { return nil }
-        standard = -west
-        names = [standardName]
-        guard peek() != nil else { return }
-        guard let daylightName = name() else { return nil }
-        names.append(daylightName)
-        var daylightWest = west - 3600
-        if let byte = peek(), byte != UInt8(ascii: ",") {
-            guard let value = duration() else { return nil }
-            daylightWest = value
-        }
-        daylight = -daylightWest
-        guard eat(","), let start = transition(), eat(","), let end = transition(), peek() == nil else {
-            return nil
-        }
-        self.start = start
-        self.end = end
     }
 
     /// Seconds east of UTC at `instant`: the state set by the latest start or end at or before it, looked

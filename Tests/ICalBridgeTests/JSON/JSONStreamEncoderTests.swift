@@ -19,6 +19,25 @@ import Testing
         }
     }
 
+    @Test("the hand-written reader reads every fixture exactly as Foundation's JSONDecoder does")
+    func readerAgreesWithJSONDecoder() throws {
+        struct Collection: Decodable { var value: [GraphEvent] }
+        for name in Fixtures.graphNames {
+            let data = try Fixtures.data("graph/\(name).json")
+            let read = try GraphEventDocument.decode(data, file: name).events
+            let decoded: [GraphEvent]
+            if let collection = try? JSONDecoder().decode(Collection.self, from: data) {
+                decoded = collection.value
+            } else if let array = try? JSONDecoder().decode([GraphEvent].self, from: data) {
+                decoded = array
+            } else {
+                decoded = [try JSONDecoder().decode(GraphEvent.self, from: data)]
+            }
+            #expect(!read.isEmpty, "\(name)")
+            #expect(read == decoded, "\(name)")
+        }
+    }
+
     @Test("strings with quotes, backslashes, control characters and non-ASCII text survive; slashes stay plain")
     func stringEscaping() throws {
         let text = "a\"b\\c/d\n\r\t\u{8}\u{C}\u{1}\u{1F} é 🎟"

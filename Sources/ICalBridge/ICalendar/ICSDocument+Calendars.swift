@@ -1,0 +1,203 @@
+import Foundation
+
+// Cutting a stream into its VCALENDARs, and a large calendar into chunks libical parses on all cores.
+extension ICSDocument {
+    /// One VCALENDAR of the input as text, with the line it starts on and the lines and byte ranges of its
+    /// VEVENTs.
+    struct CalendarText {
+        /// The calendar's UTF-8 bytes.
+        var text: [UInt8]
+        var firstLine: Int
+        var eventLines: [Int]
+        /// The byte range of each VEVENT (from its BEGIN line to the end of its END line, or to the line
+        /// before the next VEVENT or the calendar's end when its END line is missing); nil when the
+        /// structure is too broken to cut (an END:VEVENT without BEGIN), so that libical reads it whole.
+        var eventRanges: [Range<Int>]?
+        /// The indices of VEVENTs without END:VEVENT.
+        var unterminated: [Int] = []
+
+        /// Calendars with fewer VEVENTs are parsed whole (unless a VEVENT lacks its END line: libical would
+        /// then lose every event after it, so those calendars are cut and mended).
+        static let splitThreshold = 256
+
+        /// The calendar without its VEVENTs, and its VEVENTs in chunks each wrapped in a VCALENDAR (a missing
+        /// END:VEVENT added); nil when the calendar is better read whole.
+        func split() -> SplitCalendar? {
+            guard let ranges = eventRanges, ranges.count == eventLines.count,
+                ranges.count >= Self.splitThreshold || !unterminated.isEmpty
+            else { return nil }
+            // Many chunks (not one per core), so that a core that finishes early takes the next one.
+            let pieces = Parallel.slices(count: ranges.count, minimum: 64, perCore: 16)
+            let unterminated = Set(unterminated)
+            return text.withUnsafeBufferPointer { bytes -> SplitCalendar in
+                func append(_ range: Range<Int>, to output: inout [UInt8]) {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                }
+                var header: [UInt8] = []
+                var position = 0
+                for range in ranges {
+                    append(position..<range.lowerBound, to: &header)
+                    position = range.upperBound
+                }
+                append(position..<bytes.count, to: &header)
+                var chunks: [SplitCalendar.Chunk] = []
+                for piece in pieces {
+                    let first = piece.lowerBound
+                    let last = piece.upperBound - 1
+                    var body = Array("BEGIN:VCALENDAR\r\n".utf8)
+                    if unterminated.isEmpty {
+                        append(ranges[first].lowerBound..<ranges[last].upperBound, to: &body)
+                    } else {
+                        for index in first...last {
+                            append(ranges[index], to: &body)
+                            if unterminated.contains(index) { body += "END:VEVENT\r\n".utf8 }
+                        }
+                    }
+                    body += "END:VCALENDAR\r\n".utf8
+                    chunks.append(SplitCalendar.Chunk(text: body, eventLines: Array(eventLines[first...last])))
+                }
+                return SplitCalendar(header: header, chunks: chunks)
+            }
+        }
+    }
+
+    struct SplitCalendar: Equatable {
+        /// Texts are UTF-8 bytes, handed to libical without a `String` in between.
+        struct Chunk: Equatable {
+            var text: [UInt8]
+            var eventLines: [Int]
+        }
+        var header: [UInt8]
+        var chunks: [Chunk]
+    }
+
+    /// The calendars of a stream, each with the line it starts on and the lines of its `BEGIN:VEVENT`s;
+    /// a bare VEVENT stream is one calendar. Scanned as UTF-8 bytes: the text is sliced, not rebuilt.
+    static func calendarTexts(in text: String) -> [CalendarText] {
+        var text = text
+        return text.withUTF8 { calendarTexts(in: $0) }
+    }
+
+    /// ``calendarTexts(in:)-(String)`` of UTF-8 bytes.
+    static func calendarTexts(in bytes: UnsafeBufferPointer<UInt8>) -> [CalendarText] {
+        var scanner = CalendarScanner(bytes: bytes)
+        var lineStart = 0
+        while lineStart < bytes.count {
+            let lineEnd = scanner.endOfLine(from: lineStart)
+            scanner.read(lineStart: lineStart, lineEnd: lineEnd)
+            scanner.lineNumber += 1
+            lineStart = lineEnd + 1
+        }
+        return scanner.finish()
+    }
+
+    /// The state of ``calendarTexts(in:)-(UnsafeBufferPointer<UInt8>)`` between lines: the calendar
+    /// being read, its VEVENTs so far, and VEVENTs outside any calendar.
+    private struct CalendarScanner {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var result: [CalendarText] = []
+        var calendarStart: Int?
+        var calendarLine = 0
+        var eventLines: [Int] = []
+        var eventRanges: [Range<Int>]? = []
+        var eventStart: Int?
+        var unterminated: [Int] = []
+        var bareEventLines: [Int] = []
+        var lineNumber = 1
+
+        /// Acts on one line (from `lineStart` to the LF at `lineEnd`, or the end).
+        mutating func read(lineStart: Int, lineEnd: Int) {
+            let first = bytes[lineStart] & 0xDF
+            if first == UInt8(ascii: "B"), startsWith("BEGIN:VCALENDAR", at: lineStart) {
+                calendarStart = lineStart
+                calendarLine = lineNumber
+                eventLines = []
+                eventRanges = []
+                unterminated = []
+                eventStart = nil
+            } else if first == UInt8(ascii: "B"), startsWith("BEGIN:VEVENT", at: lineStart) {
+                beginEvent(at: lineStart)
+            } else if first == UInt8(ascii: "E"), calendarStart != nil, startsWith("END:VEVENT", at: lineStart) {
+                if let start = eventStart {
+                    eventRanges?.append(start..<min(lineEnd + 1, bytes.count))
+                } else {
+                    eventRanges = nil
+                }
+                eventStart = nil
+            } else if first == UInt8(ascii: "E"), calendarStart != nil, startsWith("END:VCALENDAR", at: lineStart) {
+                endCalendar(lineStart: lineStart, lineEnd: lineEnd)
+            }
+        }
+
+        private mutating func beginEvent(at lineStart: Int) {
+            guard calendarStart != nil else {
+                bareEventLines.append(lineNumber)
+                return
+            }
+            if let start = eventStart {
+                unterminated.append(eventLines.count - 1)
+                eventRanges?.append(start..<lineStart)
+            }
+            eventLines.append(lineNumber)
+            eventStart = lineStart
+        }
+
+        private mutating func endCalendar(lineStart: Int, lineEnd: Int) {
+            guard let start = calendarStart else { return }
+            if let open = eventStart {
+                unterminated.append(eventLines.count - 1)
+                eventRanges?.append(open..<lineStart)
+                eventStart = nil
+            }
+            result.append(
+                CalendarText(
+                    text: slice(start, min(lineEnd + 1, bytes.count)), firstLine: calendarLine,
+                    eventLines: eventLines,
+                    eventRanges: eventRanges?.map { ($0.lowerBound - start)..<($0.upperBound - start) },
+                    unterminated: unterminated))
+            calendarStart = nil
+        }
+
+        /// The calendars read, with a truncated last one (libical reports what is missing) and, when there
+        /// is no calendar at all, the bare VEVENTs wrapped in one.
+        mutating func finish() -> [CalendarText] {
+            if let start = calendarStart {
+                result.append(
+                    CalendarText(
+                        text: slice(start, bytes.count) + Array("\r\nEND:VCALENDAR\r\n".utf8),
+                        firstLine: calendarLine, eventLines: eventLines, eventRanges: nil))
+            }
+            if result.isEmpty, !bareEventLines.isEmpty {
+                result.append(
+                    CalendarText(
+                        text: Array("BEGIN:VCALENDAR\r\n".utf8) + slice(0, bytes.count)
+                            + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: 0,
+                        eventLines: bareEventLines, eventRanges: nil))
+            }
+            return result
+        }
+
+        /// Whether the line at `index` starts with `word`, ASCII letters compared case-insensitively.
+        func startsWith(_ word: StaticString, at index: Int) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for offset in 0..<count {
+                var byte = bytes[index + offset]
+                if byte >= 0x61 && byte <= 0x7A { byte -= 0x20 }
+                if byte != word.utf8Start[offset] { return false }
+            }
+            return true
+        }
+
+        func slice(_ start: Int, _ end: Int) -> [UInt8] {
+            Array(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        }
+
+        func endOfLine(from start: Int) -> Int {
+            guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) else {
+                return bytes.count
+            }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        }
+    }
+}
