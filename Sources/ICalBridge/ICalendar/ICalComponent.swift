@@ -3,21 +3,12 @@ import Foundation
 
 /// An owning reference to a libical component tree (`icalcomponent *`).
 ///
-/// Only roots own memory: an `ICalComponent` owns what `icalcomponent_new`, `icalcomponent_new_clone` or
-/// the parser returned and frees it with `icalcomponent_free` in `deinit`. Children added with
-/// ``adopt(_:)`` belong to the parent from then on. Not thread-safe: use one instance from one task.
+/// An `ICalComponent` owns a root that `icalcomponent_new_clone` or the parser returned and frees it with
+/// `icalcomponent_free` in `deinit`; the components inside it are borrowed from it. Not thread-safe: use
+/// one instance from one task.
 final class ICalComponent {
     /// The libical component; valid as long as `self` is alive.
     let pointer: OpaquePointer
-    private var owned = true
-
-    /// `icalcomponent_new(kind)`.
-    init(kind: icalcomponent_kind) throws(ICalBridgeError) {
-        guard let pointer = icalcomponent_new(kind) else {
-            throw ICalBridgeError(.libical, "libical could not create a component (out of memory)")
-        }
-        self.pointer = pointer
-    }
 
     /// Takes ownership of a root that libical returned (the parser, `_new_clone`).
     init(owning pointer: OpaquePointer) {
@@ -34,19 +25,7 @@ final class ICalComponent {
     }
 
     deinit {
-        if owned { icalcomponent_free(pointer) }
-    }
-
-    /// `icalcomponent_add_component`: `child` moves into this tree and no longer frees itself.
-    func adopt(_ child: ICalComponent) {
-        icalcomponent_add_component(pointer, child.pointer)
-        child.owned = false
-    }
-
-    /// `icalcomponent_add_property`: the property belongs to this component from then on.
-    func add(_ property: OpaquePointer?) {
-        guard let property else { return }
-        icalcomponent_add_property(pointer, property)
+        icalcomponent_free(pointer)
     }
 
     /// `icalcomponent_as_ical_string_r`, re-folded by graph-ics (libical 3.0 can split a line between
