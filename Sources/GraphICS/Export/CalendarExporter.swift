@@ -106,9 +106,8 @@ public struct CalendarExporter: Sendable {
                 try completeSeries(stream, request: request, progress: progress)
             }
         } catch {
-            // The page handed over last may still be converting on another thread, holding its bytes: let it
-            // finish, so that nothing runs on when the error ends the command (LeakSanitizer saw the page as
-            // leaked when graph-ics exited after a refused next-page link).
+            // The page handed over last may still be converting on another thread, holding its bytes: it
+            // finishes before the error is passed on, so that nothing runs on when the error ends the command.
             try? stream.settle()
             throw error
         }

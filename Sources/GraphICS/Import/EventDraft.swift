@@ -4,7 +4,7 @@ import ICalBridge
 /// One new event as `graph-ics add` describes it, and the Graph payload that creates it.
 ///
 /// Times are exact: a timed event holds its start and end as instants, an all-day event its dates (end
-/// exclusive). The payload tells Graph the way `graph-ics import` does (DESIGN.md, "iCalendar → Graph"):
+/// exclusive). The payload tells Graph the way `graph-ics import` does (docs/ARCHITECTURE.md, "Import"):
 /// local time with the Windows name of the event's zone (`W. Europe Standard Time`), re-derived from the
 /// instant in the zone CLDR names first for that Windows name, so the instant Graph stores is the one the
 /// user meant; a zone without a Windows name is sent as UTC. Attendees are real attendees: Graph mails

@@ -78,8 +78,8 @@ extension ICalComponent {
     /// after a line feed, NUL-terminated (like `fgets`).
     ///
     /// libical's own `icalparser_string_line_generator` looks for the next line feed with `strchr` over the
-    /// whole rest of the text each time it hands out its 80 bytes, so a line of n bytes took n²/80 byte
-    /// comparisons: a 20 MB DESCRIPTION took minutes. This one never looks past the bytes it hands out
+    /// whole rest of the text each time it hands out its 80 bytes, so a line of n bytes costs n²/80 byte
+    /// comparisons: minutes for a 20 MB DESCRIPTION. This one never looks past the bytes it hands out
     /// (and the lines it leaves out).
     private final class LineSource {
         private let text: UnsafeRawBufferPointer

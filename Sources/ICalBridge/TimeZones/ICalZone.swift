@@ -42,7 +42,7 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     /// From 2500 on, libical is asked about the same moment whole 400-year Gregorian cycles earlier: the
     /// calendar repeats exactly after a cycle and so do tzdata's rules after their last change, while
     /// libical computes daylight saving only up to 2582 and past it recomputes the zone's history on every
-    /// call (a year like 4054 in an input took seconds per offset).
+    /// call (seconds per offset for a year like 4054).
     public func utcOffset(at instant: Int64) -> Int {
         offsets.offset(at: instant) { from, to in
             let shift = Self.cycleShift(from)
@@ -149,7 +149,7 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         -> [UInt8]
     {
         // Windows are cut to the supported instants, and one reaching past them (a series ending in 4054)
-        // leaves the rules without end: stepping through centuries of offsets took seconds per zone.
+        // leaves the rules without end: stepping through centuries of offsets would take seconds per zone.
         let supported = Self.supportedInstants
         let openEnded = openEnded || (windows.last.map { $0.to >= supported.upperBound } ?? false)
         var windows = windows.compactMap { window -> (from: Int64, to: Int64)? in
