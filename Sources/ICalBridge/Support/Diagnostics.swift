@@ -45,23 +45,10 @@ public struct Diagnostic: Equatable, Sendable, CustomStringConvertible {
         if eventID != nil || subject != nil {
             var event = "event"
             if let eventID { event += " \(eventID)" }
-            if let subject, !subject.isEmpty { event += " (\"\(Self.shortened(subject))\")" }
+            if let subject, !subject.isEmpty { event += " (\"\(PrintableText.quoted(subject))\")" }
             parts.append(event)
         }
         parts.append(message)
-        return Self.oneLine(parts.joined(separator: ": "))
-    }
-
-    private static func shortened(_ text: String) -> String {
-        let flat = oneLine(text)
-        return flat.count > 60 ? String(flat.prefix(57)) + "…" : flat
-    }
-
-    /// `text` with line breaks as spaces. (Replacing the Characters "\r" and "\n" misses "\r\n", which
-    /// Swift counts as one Character: a subject with CRLF went to the terminal as several lines.)
-    private static func oneLine(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { ["\r", "\n", "\u{85}", "\u{2028}", "\u{2029}"].contains($0) ? " " : $0 }))
+        return PrintableText.printable(parts.joined(separator: ": "))
     }
 }
