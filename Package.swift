@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "graph-ics",
     products: [
-        .executable(name: "graph-ics", targets: ["GraphICSCLI"]),
+        .executable(name: "graph-ics", targets: ["GraphICSMain"]),
         .executable(name: "graph-standin", targets: ["GraphStandInServer"]),
         .library(name: "ICalBridge", targets: ["ICalBridge"]),
         .library(name: "GraphICS", targets: ["GraphICS"]),
@@ -40,9 +40,15 @@ let package = Package(
             name: "GraphStandInServer",
             dependencies: ["GraphStandIn"]
         ),
+        // The commands of graph-ics: option declarations, parsing, help, completions, the manual page.
+        .target(
+            name: "GraphICSCommands",
+            dependencies: ["ICalBridge", "GraphICS"]
+        ),
+        // The `graph-ics` executable: sets up the process (allocator, signals) and hands over to GraphICSCommands.
         .executableTarget(
-            name: "GraphICSCLI",
-            dependencies: ["ICalBridge", "GraphICS", "CGlibc"]
+            name: "GraphICSMain",
+            dependencies: ["GraphICSCommands", "CGlibc"]
         ),
         .testTarget(
             name: "ICalBridgeTests",
@@ -52,9 +58,16 @@ let package = Package(
             name: "GraphICSTests",
             dependencies: ["GraphICS", "GraphStandIn"]
         ),
+        // Runs the built binary: exit statuses, signals, the stand-in.
         .testTarget(
             name: "GraphICSCLITests",
-            dependencies: ["GraphICSCLI", "GraphICS", "GraphStandIn"]
+            dependencies: ["GraphICSMain", "GraphICS", "GraphStandIn"]
+        ),
+        // Parsing, help, completions and the manual page, in-process.
+        .testTarget(
+            name: "GraphICSCommandsTests",
+            dependencies: ["GraphICSCommands"],
+            exclude: ["Snapshots"]
         ),
     ],
     swiftLanguageModes: [.v6]

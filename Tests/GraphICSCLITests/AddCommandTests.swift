@@ -172,7 +172,7 @@ import Testing
         let result = try account.run(arguments, environment: account.tokenEnvironment())
         #expect(result.status == 64, "stderr: \(result.err)")
         #expect(result.stdout.isEmpty)
-        #expect(result.errLines.first?.hasPrefix("Error: ") == true, "stderr: \(result.err)")
+        #expect(result.errLines.first?.hasPrefix("error: ") == true, "stderr: \(result.err)")
         #expect(account.standIn.operations.isEmpty)
     }
 

@@ -8,6 +8,7 @@ import Testing
         "Usage: graph-ics convert [FILE|-] [--to ics|graph-json] [--tz ZONE] [--as-meeting] [--strict]"
     static let topUsage = "Usage: graph-ics <command> [options]"
     static let seeHelp = "See 'graph-ics --help'."
+    static let seeConvertHelp = "See 'graph-ics convert --help'."
 
     // MARK: Help, version, usage errors
 
@@ -65,13 +66,13 @@ import Testing
         #expect(result.err.contains(Self.topUsage))
     }
 
-    @Test("an unknown command prints Error, the usage line and the help hint on stderr")
+    @Test("an unknown command prints error:, the usage line and the help hint on stderr")
     func unknownCommand() throws {
         let result = try graphICS(["frobnicate", "week.json"])
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty, "stdout: \(result.out)")
         #expect(
-            result.errLines == ["Error: unknown command 'frobnicate'", Self.topUsage, Self.seeHelp],
+            result.errLines == ["error: unknown command 'frobnicate'", Self.topUsage, Self.seeHelp],
             "stderr: \(result.err)")
     }
 
@@ -81,10 +82,10 @@ import Testing
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty, "stdout: \(result.out)")
         #expect(result.errLines.count == 3, "stderr: \(result.err)")
-        #expect(result.errLines.first?.hasPrefix("Error: ") == true)
+        #expect(result.errLines.first?.hasPrefix("error: ") == true)
         #expect(result.errLines.first?.contains("--frobnicate") == true)
         #expect(result.errLines.dropFirst().first == Self.convertUsage)
-        #expect(result.errLines.last == Self.seeHelp)
+        #expect(result.errLines.last == Self.seeConvertHelp)
     }
 
     @Test("--tz with a zone that does not exist is a usage error", arguments: ["--tz", "--tz="])
@@ -94,9 +95,9 @@ import Testing
         let result = try graphICS(["convert", input] + zoneArguments)
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty, "stdout: \(result.out)")
-        #expect(result.errLines.first?.hasPrefix("Error: ") == true)
+        #expect(result.errLines.first?.hasPrefix("error: ") == true)
         #expect(result.errLines.first?.contains("Mars/Olympus") == true, "stderr: \(result.err)")
-        #expect(result.errLines.last == Self.seeHelp)
+        #expect(result.errLines.last == Self.seeConvertHelp)
     }
 
     // MARK: Input problems

@@ -6,10 +6,11 @@ import ICalBridge
 struct ConvertCommand: Command {
     static let name = "convert"
     static let abstract = "Convert saved Graph JSON to .ics (offline, no account needed)."
-    static let help = """
-        Usage: graph-ics convert [FILE|-] [--to ics|graph-json] [--tz ZONE] [--as-meeting] [--strict]
-                                 [-o FILE|-] [--verbose]
-
+    static let synopsis = [
+        "[FILE|-] [--to ics|graph-json] [--tz ZONE] [--as-meeting] [--strict]",
+        "[-o FILE|-] [--verbose]",
+    ]
+    static let discussion = """
         Converts offline between Microsoft Graph JSON and iCalendar. Reads FILE, or standard input
         when FILE is '-' or left out; writes to standard output unless -o names a file. A file is
         written whole or not at all: graph-ics writes a temporary file next to it and renames it.
@@ -20,21 +21,8 @@ struct ConvertCommand: Command {
           iCalendar (BEGIN:VCALENDAR): converted to the Graph event payloads that 'graph-ics
             import' would create, as {"value": [...]}. Nothing is sent anywhere. Follow-up steps
             (cancel or change one occurrence of a series) appear as "@graph-ics.followUps".
-
-        Options:
-          -o, --output FILE   Write to FILE ('-' for standard output, the default).
-          --to KIND           ics or graph-json (the other kind of the input, by default).
-          --tz ZONE           Your time zone, IANA (Europe/Berlin) or Windows (W. Europe Standard
-                              Time). Graph JSON: events whose original zone Graph does not know
-                              (tzone://Microsoft/Custom, …) are shown in it. iCalendar: floating
-                              times and all-day events are placed in it. UTC if absent.
-          --as-meeting        iCalendar: ORGANIZER and ATTENDEEs become real attendees (importing
-                              such events mails them). By default they are written into the body.
-          --strict            iCalendar: refuse a recurrence Graph cannot hold instead of expanding
-                              it into single events.
-          -v, --verbose       Say what was converted, and how each TZID was understood.
-          -h, --help          Show this help.
-
+        """
+    static let epilogue = """
         Examples:
           graph-ics convert week.json -o week.ics
           graph-ics convert ticket.ics --tz Europe/Berlin
@@ -42,44 +30,52 @@ struct ConvertCommand: Command {
 
         Exit status: 0 all events converted, 1 some events failed (the others are in the output),
         64 usage, 65 bad input (nothing usable), 66 input missing, 73 cannot create output, 74 I/O error.
-
         """
+    static let operands: ValueCompletion? = .file
+
+    /// What `--to` converts into.
+    enum Target: String, CaseIterable, Sendable {
+        case ics
+        case graphJSON = "graph-json"
+    }
+
+    struct Options: OptionGroup {
+        let output = Option.output
+        let target = Option<Target>(
+            "--to", value: "KIND", help: "ics or graph-json (the other kind of the input, by default).")
+        let zone = Option.zone(
+            help: "Your time zone, IANA (Europe/Berlin) or Windows (W. Europe Standard Time). Graph JSON: "
+                + "events whose original zone Graph does not know (tzone://Microsoft/Custom, …) are shown in it. "
+                + "iCalendar: floating times and all-day events are placed in it. UTC if absent.")
+        let asMeeting = Flag(
+            "--as-meeting",
+            help: "iCalendar: ORGANIZER and ATTENDEEs become real attendees (importing such events mails "
+                + "them). By default they are written into the body.")
+        let strict = Flag(
+            "--strict",
+            help: "iCalendar: refuse a recurrence Graph cannot hold instead of expanding it into single events.")
+        let verbose = Flag("-v", "--verbose", help: "Say what was converted, and how each TZID was understood.")
+    }
 
     var input: String
     var output: String?
-    var target: String?
+    var target: Target?
     var zone: ResolvedZone?
     var verbose: Bool
     var asMeeting: Bool
     var strict: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments,
-            valued: ["-o": "--output", "--output": "--output", "--to": "--to", "--tz": "--tz"],
-            flags: [
-                "-v": "--verbose", "--verbose": "--verbose", "--as-meeting": "--as-meeting", "--strict": "--strict",
-            ]
-        )
+    init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.count <= 1 else {
             throw UsageError("convert takes one input file, got \(parsed.positionals.count)")
         }
         input = parsed.positionals.first ?? "-"
-        output = try parsed.value("--output")
-        target = try parsed.value("--to")
-        if let target, target != "ics", target != "graph-json" {
-            throw UsageError("--to must be 'ics' or 'graph-json', not '\(target)'")
-        }
-        if let name = try parsed.value("--tz") {
-            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
-                throw UsageError("--tz '\(name)' is not a time zone (use an IANA name such as Europe/Berlin)")
-            }
-            self.zone = zone
-        }
-        verbose = parsed.flag("--verbose")
-        asMeeting = parsed.flag("--as-meeting")
-        strict = parsed.flag("--strict")
-        if output == "" { throw UsageError("-o needs a file name or '-'") }
+        output = try parsed[\.output]
+        target = try parsed[\.target]
+        zone = try parsed[\.zone]
+        verbose = parsed[\.verbose]
+        asMeeting = parsed[\.asMeeting]
+        strict = parsed[\.strict]
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
@@ -90,12 +86,12 @@ struct ConvertCommand: Command {
         let inputName = input == "-" ? "<stdin>" : input
         switch InputKind.detect(data, name: input) {
         case .graphJSON:
-            if target == "graph-json" {
+            if target == .graphJSON {
                 throw UsageError("\(inputName) is already Graph JSON; use --to ics or leave --to out")
             }
             return try convertGraphJSON(data, name: inputName, terminal)
         case .iCalendar:
-            if target == "ics" {
+            if target == .ics {
                 throw UsageError("\(inputName) is already iCalendar; use --to graph-json or leave --to out")
             }
             return try convertICS(data, name: inputName, terminal)

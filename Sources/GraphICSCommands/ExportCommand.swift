@@ -6,10 +6,11 @@ import ICalBridge
 struct ExportCommand: Command {
     static let name = "export"
     static let abstract = "Export a week (or any days) of a calendar to .ics."
-    static let help = """
-        Usage: graph-ics export [--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--user UPN]
-                                [--recurrence instances|series] [--tz ZONE] [-o FILE|-] [--verbose]
-
+    static let synopsis = [
+        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--user UPN]",
+        "[--recurrence instances|series] [--tz ZONE] [-o FILE|-] [--verbose]",
+    ]
+    static let discussion = """
         Reads the events of a week (this one unless told otherwise) from Microsoft Graph and writes
         them as one iCalendar file: every event with its time zone (a VTIMEZONE for each zone used),
         attendees, body, location, reminder and status. Graph's pages are converted as they arrive,
@@ -20,23 +21,8 @@ struct ExportCommand: Command {
         partial file is left and an existing file of that name is untouched. Standard output gets
         the calendar only when every page has been read. Progress (pages, events) is shown on
         standard error when it is a terminal.
-
-        Options:
-        \(RangeOption.help)
-          --calendar NAME|ID  Export this calendar (see 'graph-ics calendars'); default calendar
-                              otherwise.
-          --recurrence HOW    instances (the default): every occurrence of a series is an event of
-                              its own, with a UID of its own (the series' UID, '-', and the
-                              occurrence's original start in UTC, e.g. …-20261202T080000Z).
-                              series: each series once, as its master with RRULE; changed
-                              occurrences as RECURRENCE-ID overrides, deleted ones as EXDATE.
-          --tz ZONE           Choose weeks and days in this zone (IANA such as Europe/Berlin, or
-                              Windows) instead of the mailbox's; events whose own zone Graph does
-                              not know are shown in it.
-          -o, --output FILE   Write to FILE ('-' for standard output, the default).
-        \(ConnectionOptions.help)
-          -h, --help          Show this help.
-
+        """
+    static let epilogue = """
         Examples:
           graph-ics export -o this-week.ics
           graph-ics export --week 2026-W49 --recurrence series -o week49.ics
@@ -47,8 +33,25 @@ struct ExportCommand: Command {
         64 usage, 65 Graph's answer was unusable, 66 no such calendar, 69 Graph unavailable,
         73 cannot create the output file, 74 I/O error, 75 temporary failure, 77 not signed in or
         no permission.
-
         """
+
+    struct Options: OptionGroup {
+        let range = RangeOption.Declarations()
+        let calendar = Option.calendar(
+            help: "Export this calendar (see 'graph-ics calendars'); default calendar otherwise.")
+        let recurrence = Option<GraphToICS.RecurrenceStyle>(
+            "--recurrence", value: "HOW",
+            help: "instances: every occurrence of a series is an event of its own, with a UID of its own (the "
+                + "series' UID, '-', and the occurrence's original start in UTC, e.g. …-20261202T080000Z).\n"
+                + "series: each series once, as its master with RRULE; changed occurrences as RECURRENCE-ID "
+                + "overrides, deleted ones as EXDATE."
+        ).defaulting(to: .instances)
+        let zone = Option.zone(
+            help: "Choose weeks and days in this zone (IANA such as Europe/Berlin, or Windows) instead of the "
+                + "mailbox's; events whose own zone Graph does not know are shown in it.")
+        let output = Option.output
+        let connection = ConnectionOptions.Declarations()
+    }
 
     var range: RangeOption
     var calendar: String?
@@ -57,37 +60,18 @@ struct ExportCommand: Command {
     var output: String?
     var connection: ConnectionOptions
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments,
-            valued: ConnectionOptions.valued.merging(RangeOption.valued) { a, _ in a }
-                .merging([
-                    "--calendar": "--calendar", "--recurrence": "--recurrence", "--tz": "--tz", "-o": "--output",
-                    "--output": "--output",
-                ]) { a, _ in a },
-            flags: ConnectionOptions.flags
-        )
+    init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else {
             throw UsageError("export takes no arguments (did you mean -o \(parsed.positionals[0])?)")
         }
-        range = try RangeOption(parsed)
+        range = try RangeOption(parsed.group(\.range))
         // A week or dates that cannot be read are a usage error before anything is asked of Graph.
         _ = try range.resolve(in: .utc)
-        calendar = try parsed.value("--calendar")
-        let how = try parsed.value("--recurrence") ?? "instances"
-        guard let style = GraphToICS.RecurrenceStyle(rawValue: how) else {
-            throw UsageError("--recurrence must be 'instances' or 'series', not '\(how)'")
-        }
-        recurrence = style
-        if let name = try parsed.value("--tz") {
-            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
-                throw UsageError("--tz '\(name)' is not a time zone (use an IANA name such as Europe/Berlin)")
-            }
-            self.zone = zone
-        }
-        output = try parsed.value("--output")
-        if output == "" { throw UsageError("-o needs a file name or '-'") }
-        connection = try ConnectionOptions(parsed)
+        calendar = try parsed[\.calendar]
+        recurrence = try parsed[\.recurrence]
+        zone = try parsed[\.zone]
+        output = try parsed[\.output]
+        connection = try ConnectionOptions(parsed.group(\.connection))
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {

@@ -8,10 +8,11 @@ import ICalBridge
 struct ImportCommand: Command {
     static let name = "import"
     static let abstract = "Import .ics files (tickets, invitations) into Outlook; mails nobody by default."
-    static let help = """
-        Usage: graph-ics import [FILE|-]... [--calendar NAME|ID] [--user UPN] [--dry-run] [--as-meeting --yes]
-                                [--on-duplicate skip|update|new] [--tz ZONE] [--json] [-v]
-
+    static let synopsis = [
+        "[FILE|-]... [--calendar NAME|ID] [--user UPN] [--dry-run] [--as-meeting --yes]",
+        "[--on-duplicate skip|update|new] [--tz ZONE] [--json] [-v]",
+    ]
+    static let discussion = """
         Imports the events of iCalendar files (ticket-style events, meeting invitations, exports of
         other tools) into a calendar. Reads each FILE, or standard input when FILE is '-' or left out.
 
@@ -24,25 +25,8 @@ struct ImportCommand: Command {
         Nobody is mailed by default: ORGANIZER and ATTENDEEs are written into the event's text and
         not sent, because Graph mails every attendee of a meeting it creates, changes or cancels.
         An event found with attendees is neither changed nor cancelled without --as-meeting --yes.
-
-        Options:
-          --calendar NAME|ID  Import into this calendar (see 'graph-ics calendars'); the default
-                              calendar otherwise.
-          --dry-run           Print the Graph payloads that would be sent, as {"value": [...]},
-                              and change nothing (like 'convert --to graph-json').
-          --as-meeting        Send the attendees: Graph mails each an invitation (and a
-                              cancellation for METHOD:CANCEL). Lists who would be invited and needs
-                              --yes, or 'yes' typed at the prompt when standard input is a terminal.
-          --yes               Confirm --as-meeting without asking.
-          --on-duplicate P    For an event imported before: skip (default) leaves it alone; update
-                              changes it when the file's SEQUENCE (or, with the same SEQUENCE, its
-                              DTSTAMP) is newer than the imported one; new creates another copy.
-          --tz ZONE           Your time zone (IANA or Windows name) for floating times and all-day
-                              events; the mailbox's time zone otherwise.
-          --json              Print the report as JSON on standard output.
-        \(ConnectionOptions.help)
-          -h, --help          Show this help.
-
+        """
+    static let epilogue = """
         The report has one line per event on standard error: created, updated, skipped (already
         imported), cancelled, or failed with the reason (and Graph's request-id).
 
@@ -56,8 +40,35 @@ struct ImportCommand: Command {
         imported), 64 usage (also --as-meeting without confirmation), 65 nothing usable in the input,
         66 input missing, 69 Graph unavailable, 75 temporary failure, 77 not signed in or no
         permission.
-
         """
+    static let operands: ValueCompletion? = .file
+
+    struct Options: OptionGroup {
+        let calendar = Option.calendar(
+            help: "Import into this calendar (see 'graph-ics calendars'); the default calendar otherwise."
+        ).refusingEmpty("--calendar needs a calendar name or id")
+        let dryRun = Flag(
+            "--dry-run",
+            help: "Print the Graph payloads that would be sent, as {\"value\": [...]}, and change nothing (like "
+                + "'convert --to graph-json').")
+        let asMeeting = Flag(
+            "--as-meeting",
+            help: "Send the attendees: Graph mails each an invitation (and a cancellation for METHOD:CANCEL). "
+                + "Lists who would be invited and needs --yes, or 'yes' typed at the prompt when standard input "
+                + "is a terminal.")
+        let yes = Flag("-y", "--yes", help: "Confirm --as-meeting without asking.")
+        let onDuplicate = Option<ImportSettings.DuplicatePolicy>(
+            "--on-duplicate", value: "P",
+            help: "For an event imported before: skip leaves it alone; update changes it when the file's "
+                + "SEQUENCE (or, with the same SEQUENCE, its DTSTAMP) is newer than the imported one; new creates "
+                + "another copy."
+        ).defaulting(to: .skip)
+        let zone = Option.zone(
+            help: "Your time zone (IANA or Windows name) for floating times and all-day events; the mailbox's "
+                + "time zone otherwise.")
+        let json = Flag("--json", help: "Print the report as JSON on standard output.")
+        let connection = ConnectionOptions.Declarations()
+    }
 
     var inputs: [String]
     var calendar: String?
@@ -69,42 +80,22 @@ struct ImportCommand: Command {
     var zone: ResolvedZone?
     var connection: ConnectionOptions
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments,
-            valued: ConnectionOptions.valued.merging([
-                "--calendar": "--calendar", "--on-duplicate": "--on-duplicate", "--tz": "--tz",
-            ]) { first, _ in first },
-            flags: ConnectionOptions.flags.merging([
-                "--dry-run": "--dry-run", "--as-meeting": "--as-meeting", "--yes": "--yes", "-y": "--yes",
-                "--json": "--json",
-            ]) { first, _ in first }
-        )
+    init(_ parsed: Parsed<Options>) throws(UsageError) {
         inputs = parsed.positionals.isEmpty ? ["-"] : parsed.positionals
         guard inputs.filter({ $0 == "-" }).count <= 1 else {
             throw UsageError("standard input ('-') can be read only once")
         }
-        calendar = try parsed.value("--calendar")
-        if calendar == "" { throw UsageError("--calendar needs a calendar name or id") }
-        dryRun = parsed.flag("--dry-run")
-        asMeeting = parsed.flag("--as-meeting")
-        confirmed = parsed.flag("--yes")
-        json = parsed.flag("--json")
+        calendar = try parsed[\.calendar]
+        dryRun = parsed[\.dryRun]
+        asMeeting = parsed[\.asMeeting]
+        confirmed = parsed[\.yes]
+        json = parsed[\.json]
         if json && dryRun {
             throw UsageError("--dry-run prints the payloads on standard output; leave out --json")
         }
-        let policy = try parsed.value("--on-duplicate") ?? "skip"
-        guard let chosen = ImportSettings.DuplicatePolicy(rawValue: policy) else {
-            throw UsageError("--on-duplicate must be skip, update or new, not '\(policy)'")
-        }
-        onDuplicate = chosen
-        if let name = try parsed.value("--tz") {
-            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
-                throw UsageError("--tz '\(name)' is not a time zone (use an IANA name such as Europe/Berlin)")
-            }
-            self.zone = zone
-        }
-        connection = try ConnectionOptions(parsed)
+        onDuplicate = try parsed[\.onDuplicate]
+        zone = try parsed[\.zone]
+        connection = try ConnectionOptions(parsed.group(\.connection))
     }
 
     /// One input file, read.

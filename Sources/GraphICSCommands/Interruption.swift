@@ -8,13 +8,13 @@ import Foundation
 /// The signals are taken from the process and handled on a dispatch queue, not in a signal handler, so
 /// the clean-up may take locks and allocate. An interrupted import needs nothing undone: every event it
 /// created carries its source identity and `transactionId`, and running it again skips or completes them.
-enum Interruption {
+public enum Interruption {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var temporaryFiles: Set<String> = []
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
     /// Starts listening; call once, early in `main`.
-    static func install(_ terminal: Terminal) {
+    public static func install(_ terminal: Terminal) {
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

@@ -6,10 +6,11 @@ import ICalBridge
 struct AgendaCommand: Command {
     static let name = "agenda"
     static let abstract = "Show the week at a glance: events per day, in your time zone."
-    static let help = """
-        Usage: graph-ics agenda [--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--tz ZONE]
-                                [--user UPN] [--json]
-
+    static let synopsis = [
+        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--tz ZONE]",
+        "[--user UPN] [--json]",
+    ]
+    static let discussion = """
         Shows the events of a week (this one unless told otherwise) under one heading per day, such
         as "Monday 30 November 2026". Every day of the range gets its heading; a day without events
         shows "(nothing)". All-day events come first, then the others by start time as HH:MM–HH:MM
@@ -24,17 +25,8 @@ struct AgendaCommand: Command {
         isCancelled; start and end are ISO 8601 with the UTC offset of the display zone
         (2026-11-30T09:00:00+01:00); for all-day events they are midnight of the first day and of the
         day after the last one. Absent values are null.
-
-        Options:
-        \(RangeOption.help)
-          --calendar NAME|ID  Show this calendar (see 'graph-ics calendars'); default calendar
-                              otherwise.
-          --tz ZONE           Show times (and choose weeks) in this zone (IANA such as
-                              Europe/Berlin, or Windows) instead of the mailbox's.
-          --json              Print a JSON array of the events instead of the text view.
-        \(ConnectionOptions.help)
-          -h, --help          Show this help.
-
+        """
+    static let epilogue = """
         Examples:
           graph-ics agenda
           graph-ics agenda --week next --tz America/New_York
@@ -42,8 +34,18 @@ struct AgendaCommand: Command {
 
         Exit status: 0 ok, 1 some events could not be read (the others are shown), 64 usage,
         66 no such calendar, 69 Graph unavailable, 77 not signed in or no permission.
-
         """
+
+    struct Options: OptionGroup {
+        let range = RangeOption.Declarations()
+        let calendar = Option.calendar(
+            help: "Show this calendar (see 'graph-ics calendars'); default calendar otherwise.")
+        let zone = Option.zone(
+            help: "Show times (and choose weeks) in this zone (IANA such as Europe/Berlin, or Windows) instead "
+                + "of the mailbox's.")
+        let json = Flag("--json", help: "Print a JSON array of the events instead of the text view.")
+        let connection = ConnectionOptions.Declarations()
+    }
 
     var range: RangeOption
     var calendar: String?
@@ -51,24 +53,13 @@ struct AgendaCommand: Command {
     var json: Bool
     var connection: ConnectionOptions
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments,
-            valued: ConnectionOptions.valued.merging(RangeOption.valued) { a, _ in a }
-                .merging(["--calendar": "--calendar", "--tz": "--tz"]) { a, _ in a },
-            flags: ConnectionOptions.flags.merging(["--json": "--json"]) { a, _ in a }
-        )
+    init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else { throw UsageError("agenda takes no arguments") }
-        range = try RangeOption(parsed)
-        calendar = try parsed.value("--calendar")
-        json = parsed.flag("--json")
-        connection = try ConnectionOptions(parsed)
-        if let name = try parsed.value("--tz") {
-            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
-                throw UsageError("--tz '\(name)' is not a time zone (use an IANA name such as Europe/Berlin)")
-            }
-            self.zone = zone
-        }
+        range = try RangeOption(parsed.group(\.range))
+        calendar = try parsed[\.calendar]
+        json = parsed[\.json]
+        connection = try ConnectionOptions(parsed.group(\.connection))
+        zone = try parsed[\.zone]
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {

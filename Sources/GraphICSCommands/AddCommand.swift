@@ -6,10 +6,11 @@ import ICalBridge
 struct AddCommand: Command {
     static let name = "add"
     static let abstract = "Create one event (attendees given are invited)."
-    static let help = """
-        Usage: graph-ics add --subject S --start T --end T [--attendees 'a@x;b@y'] [--body TEXT]
-                             [--location L] [--all-day] [--tz IANA] [--calendar NAME|ID] [--user UPN]
-
+    static let synopsis = [
+        "--subject S --start T --end T [--attendees 'a@x;b@y'] [--body TEXT]",
+        "[--location L] [--all-day] [--tz IANA] [--calendar NAME|ID] [--user UPN]",
+    ]
+    static let discussion = """
         Creates one event and prints its id (and its Outlook web link, when Graph gives one) on
         standard output.
 
@@ -25,23 +26,8 @@ struct AddCommand: Command {
         an event only in your own calendar. The event goes to Graph with the Windows name of the
         zone, as 'graph-ics import' sends it, and with a transactionId, so a retried request never
         makes it twice.
-
-        Options:
-          --subject S         The title.
-          --start T           Start: YYYY-MM-DDTHH:MM, or YYYY-MM-DD with --all-day.
-          --end T             End: YYYY-MM-DDTHH:MM, or with --all-day the day after the last day.
-          --all-day           An all-day event.
-          --attendees LIST    Addresses separated by ';' or ',', each 'name@example.com' or
-                              'Ann Lee <ann@example.com>'. They are sent invitations.
-          --body TEXT         The description (plain text).
-          --location L        Where.
-          --tz ZONE           Read the times in this zone (IANA such as Europe/Berlin, or Windows)
-                              instead of the mailbox's.
-          --calendar NAME|ID  Add to this calendar (see 'graph-ics calendars'); default calendar
-                              otherwise.
-        \(ConnectionOptions.help)
-          -h, --help          Show this help.
-
+        """
+    static let epilogue = """
         Examples:
           graph-ics add --subject 'Dentist' --start '2026-12-01 09:30' --end '2026-12-01 10:15'
           graph-ics add --subject 'Holiday' --all-day --start 2026-12-24 --end 2026-12-27
@@ -51,8 +37,26 @@ struct AddCommand: Command {
         Exit status: 0 created, 64 usage (including an end before the start), 65 Graph refused the
         event, 66 no such calendar, 69 Graph unavailable, 75 temporary failure (the event may or may
         not exist: look before adding it again), 77 not signed in or no permission.
-
         """
+
+    struct Options: OptionGroup {
+        let subject = Option("--subject", value: "S", help: "The title.")
+        let start = Option("--start", value: "T", help: "Start: YYYY-MM-DDTHH:MM, or YYYY-MM-DD with --all-day.")
+        let end = Option(
+            "--end", value: "T", help: "End: YYYY-MM-DDTHH:MM, or with --all-day the day after the last day.")
+        let allDay = Flag("--all-day", help: "An all-day event.")
+        let attendees = Option(
+            "--attendees", value: "LIST",
+            help: "Addresses separated by ';' or ',', each 'name@example.com' or 'Ann Lee <ann@example.com>'. "
+                + "They are sent invitations.")
+        let body = Option("--body", value: "TEXT", help: "The description (plain text).")
+        let location = Option("--location", value: "L", help: "Where.")
+        let zone = Option.zone(
+            help: "Read the times in this zone (IANA such as Europe/Berlin, or Windows) instead of the mailbox's.")
+        let calendar = Option.calendar(
+            help: "Add to this calendar (see 'graph-ics calendars'); default calendar otherwise.")
+        let connection = ConnectionOptions.Declarations()
+    }
 
     var subject: String
     var startText: String
@@ -68,25 +72,17 @@ struct AddCommand: Command {
     var start: CivilDateTime
     var end: CivilDateTime
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments,
-            valued: ConnectionOptions.valued.merging([
-                "--subject": "--subject", "--start": "--start", "--end": "--end", "--attendees": "--attendees",
-                "--body": "--body", "--location": "--location", "--tz": "--tz", "--calendar": "--calendar",
-            ]) { a, _ in a },
-            flags: ConnectionOptions.flags.merging(["--all-day": "--all-day"]) { a, _ in a }
-        )
+    init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else {
             throw UsageError("add takes options only; put the subject in --subject")
         }
-        connection = try ConnectionOptions(parsed)
-        allDay = parsed.flag("--all-day")
-        guard let subject = try parsed.value("--subject"), !subject.trimmingCharacters(in: .whitespaces).isEmpty
+        connection = try ConnectionOptions(parsed.group(\.connection))
+        allDay = parsed[\.allDay]
+        guard let subject = try parsed[\.subject], !subject.trimmingCharacters(in: .whitespaces).isEmpty
         else { throw UsageError("--subject is required") }
         self.subject = subject
-        guard let startText = try parsed.value("--start") else { throw UsageError("--start is required") }
-        guard let endText = try parsed.value("--end") else {
+        guard let startText = try parsed[\.start] else { throw UsageError("--start is required") }
+        guard let endText = try parsed[\.end] else {
             throw UsageError(
                 allDay
                     ? "--end is required (the day after the last one: --start 2026-12-01 --end 2026-12-02 is one day)"
@@ -119,21 +115,16 @@ struct AddCommand: Command {
             self.start = start
             self.end = end
         }
-        let attendeeList = try parsed.value("--attendees") ?? ""
+        let attendeeList = try parsed[\.attendees] ?? ""
         do throws(AttendeeListError) {
             attendees = try EventDraft.attendees(attendeeList)
         } catch {
             throw UsageError("--attendees: \(error.description) (separate addresses with ';')")
         }
-        body = try parsed.value("--body")
-        location = try parsed.value("--location").flatMap { $0.isEmpty ? nil : $0 }
-        calendar = try parsed.value("--calendar")
-        if let name = try parsed.value("--tz") {
-            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
-                throw UsageError("--tz '\(name)' is not a time zone (use an IANA name such as Europe/Berlin)")
-            }
-            self.zone = zone
-        }
+        body = try parsed[\.body]
+        location = try parsed[\.location].flatMap { $0.isEmpty ? nil : $0 }
+        calendar = try parsed[\.calendar]
+        zone = try parsed[\.zone]
     }
 
     static func notATime(_ option: String, _ text: String) -> String {

@@ -2,45 +2,6 @@ import Foundation
 import GraphICS
 import ICalBridge
 
-/// The options shared by every command that talks to Microsoft Graph.
-struct ConnectionOptions {
-    var graphURL: String?
-    var authority: String?
-    var user: String?
-    var verbose: Bool
-
-    /// Valued options (canonical names) to merge into a command's own table.
-    static let valued: [String: String] = [
-        "--graph-url": "--graph-url", "--authority": "--authority", "--user": "--user",
-    ]
-    static let flags: [String: String] = ["-v": "--verbose", "--verbose": "--verbose"]
-
-    /// The lines of a command's help that describe these options.
-    static let help = """
-          --user UPN          Work on another user's mailbox: app-only sign-in with the client
-                              secret in GRAPH_ICS_CLIENT_SECRET or GRAPH_ICS_CLIENT_SECRET_FILE.
-          --graph-url URL     Microsoft Graph endpoint (GRAPH_ICS_GRAPH_URL), for national clouds.
-          --authority URL     Sign-in authority (GRAPH_ICS_AUTHORITY).
-          -v, --verbose       Log each request to stderr (method, path, status, request-id; never
-                              a token).
-        """
-
-    init(_ parsed: Arguments) throws(UsageError) {
-        graphURL = try parsed.value("--graph-url")
-        authority = try parsed.value("--authority")
-        user = try parsed.value("--user")
-        verbose = parsed.flag("--verbose")
-        if user == "" { throw UsageError("--user needs a user principal name (name@contoso.com)") }
-    }
-
-    init(graphURL: String? = nil, authority: String? = nil, user: String? = nil, verbose: Bool = false) {
-        self.graphURL = graphURL
-        self.authority = authority
-        self.user = user
-        self.verbose = verbose
-    }
-}
-
 /// A signed-in connection to one mailbox: configuration, libcurl transport, token source and Graph client.
 struct Session {
     let configuration: AuthConfiguration

@@ -29,28 +29,6 @@ enum RangeOption: Equatable {
     case week(String)
     case dates(from: String, to: String)
 
-    static let valued: [String: String] = ["--week": "--week", "--from": "--from", "--to": "--to"]
-
-    static let help = """
-          --week WEEK         this (the default), next, last, or an ISO week such as 2026-W49.
-                              Weeks start on Monday, in the mailbox's time zone (or --tz).
-          --from DATE         First day, YYYY-MM-DD (with --to).
-          --to DATE           Day after the last one, YYYY-MM-DD (exclusive).
-        """
-
-    init(_ parsed: Arguments) throws(UsageError) {
-        let week = try parsed.value("--week")
-        let from = try parsed.value("--from")
-        let to = try parsed.value("--to")
-        switch (week, from, to) {
-        case (let week?, nil, nil): self = .week(week)
-        case (nil, let from?, let to?): self = .dates(from: from, to: to)
-        case (nil, nil, nil): self = .week("this")
-        case (nil, _, _): throw UsageError("--from and --to go together (--to is the day after the last one)")
-        default: throw UsageError("give either --week or --from and --to, not both")
-        }
-    }
-
     /// The days in `zone`, with `now` deciding what this week is.
     func resolve(in zone: ResolvedZone, now: Date = Date()) throws(UsageError) -> DayRange {
         switch self {

@@ -7,9 +7,8 @@ import ICalBridge
 struct LoginCommand: Command {
     static let name = "login"
     static let abstract = "Sign in to Microsoft 365 / Outlook.com (device code; no browser needed here)."
-    static let help = """
-        Usage: graph-ics login [--tenant T] [--client-id ID] [--read-only] [--authority URL]
-
+    static let synopsis = ["[--tenant T] [--client-id ID] [--read-only] [--authority URL]"]
+    static let discussion = """
         Signs in with the device code flow: graph-ics prints a web address and a code; open the address
         on any device, enter the code and sign in there. The tokens are saved in
         $GRAPH_ICS_CONFIG_DIR (default $XDG_CONFIG_HOME/graph-ics, else ~/.config/graph-ics): the folder
@@ -19,41 +18,37 @@ struct LoginCommand: Command {
         ("Allow public client flows" on) with the delegated permissions User.Read,
         MailboxSettings.Read and Calendars.ReadWrite (or Calendars.Read). Give its id with --client-id
         or GRAPH_ICS_CLIENT_ID.
-
-        Options:
-          --tenant T          Directory (tenant) id or domain, 'organizations', 'consumers' or
-                              'common' (the default; GRAPH_ICS_TENANT).
-          --client-id ID      The application (client) id of the app registration
-                              (GRAPH_ICS_CLIENT_ID).
-          --read-only         Ask only to read calendars (export, agenda); import and add then need
-                              another login.
-          --authority URL     Sign-in authority for national clouds (GRAPH_ICS_AUTHORITY), e.g.
-                              https://login.microsoftonline.us.
-          --graph-url URL     Microsoft Graph endpoint (GRAPH_ICS_GRAPH_URL).
-          -h, --help          Show this help.
-
+        """
+    static let epilogue = """
         Exit status: 0 signed in, 64 usage, 69 the sign-in service could not be reached,
         77 sign-in declined, expired or refused.
-
         """
+
+    struct Options: OptionGroup {
+        let tenant = Option(
+            "--tenant", value: "T",
+            help: "Directory (tenant) id or domain, 'organizations', 'consumers' or 'common' (the default; "
+                + "GRAPH_ICS_TENANT).")
+        let clientID = Option(
+            "--client-id", value: "ID",
+            help: "The application (client) id of the app registration (GRAPH_ICS_CLIENT_ID).")
+        let readOnly = Flag(
+            "--read-only",
+            help: "Ask only to read calendars (export, agenda); import and add then need another login.")
+        let connection = ConnectionOptions.Declarations.signIn
+    }
 
     var tenant: String?
     var clientID: String?
     var readOnly: Bool
     var connection: ConnectionOptions
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments,
-            valued: ConnectionOptions.valued.merging(["--tenant": "--tenant", "--client-id": "--client-id"]) { a, _ in a
-            },
-            flags: ConnectionOptions.flags.merging(["--read-only": "--read-only"]) { a, _ in a }
-        )
+    init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else { throw UsageError("login takes no arguments") }
-        tenant = try parsed.value("--tenant")
-        clientID = try parsed.value("--client-id")
-        readOnly = parsed.flag("--read-only")
-        connection = try ConnectionOptions(parsed)
+        tenant = try parsed[\.tenant]
+        clientID = try parsed[\.clientID]
+        readOnly = parsed[\.readOnly]
+        connection = try ConnectionOptions(parsed.group(\.connection))
         if connection.user != nil {
             throw UsageError("--user is for app-only access with a client secret; login signs in a person")
         }
@@ -91,29 +86,25 @@ struct LoginCommand: Command {
 struct LogoutCommand: Command {
     static let name = "logout"
     static let abstract = "Forget the saved sign-in (delete its tokens from this machine)."
-    static let help = """
-        Usage: graph-ics logout [--tenant T] [--client-id ID]
-
+    static let synopsis = ["[--tenant T] [--client-id ID]"]
+    static let discussion = """
         Deletes the saved sign-ins from graph-ics's configuration folder: all of them, or those of the
         given tenant and client id. The tokens stop working on this machine at once; to end the
         sign-in everywhere, sign out at https://myaccount.microsoft.com.
-
-        Options:
-          --tenant T          Only the sign-ins for this tenant.
-          --client-id ID      Only the sign-ins made with this app registration.
-          -h, --help          Show this help.
-
         """
+
+    struct Options: OptionGroup {
+        let tenant = Option("--tenant", value: "T", help: "Only the sign-ins for this tenant.")
+        let clientID = Option("--client-id", value: "ID", help: "Only the sign-ins made with this app registration.")
+    }
 
     var tenant: String?
     var clientID: String?
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments, valued: ["--tenant": "--tenant", "--client-id": "--client-id"], flags: [:])
+    init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else { throw UsageError("logout takes no arguments") }
-        tenant = try parsed.value("--tenant")
-        clientID = try parsed.value("--client-id")
+        tenant = try parsed[\.tenant]
+        clientID = try parsed[\.clientID]
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
@@ -142,42 +133,34 @@ struct LogoutCommand: Command {
 struct WhoAmICommand: Command {
     static let name = "whoami"
     static let abstract = "Show who is signed in and the mailbox's time zone."
-    static let help = """
-        Usage: graph-ics whoami [--user UPN] [--json]
-
+    static let synopsis = ["[--user UPN] [--json]"]
+    static let discussion = """
         Shows the signed-in user (or the --user mailbox): display name, mail address or user
         principal name, and the mailbox's time zone as Outlook names it and as IANA names it.
-
-        Options:
-          --json              Print the same as a JSON object on standard output.
-        \(ConnectionOptions.help)
-          -h, --help          Show this help.
-
+        """
+    static let epilogue = """
         Exit status: 0 ok, 69 Graph unavailable, 77 not signed in or no permission.
-
         """
 
-    var connection: ConnectionOptions
-    var json: Bool
+    struct Options: OptionGroup {
+        let report = ReportOptions.Declarations(json: "Print the same as a JSON object on standard output.")
+    }
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments, valued: ConnectionOptions.valued,
-            flags: ConnectionOptions.flags.merging(["--json": "--json"]) { a, _ in a })
-        guard parsed.positionals.isEmpty else { throw UsageError("whoami takes no arguments") }
-        connection = try ConnectionOptions(parsed)
-        json = parsed.flag("--json")
+    var report: ReportOptions
+
+    init(_ parsed: Parsed<Options>) throws(UsageError) {
+        report = try ReportOptions(parsed.group(\.report), command: Self.name)
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
-        let session = try Session.open(connection, need: .read, terminal: terminal)
+        let session = try Session.open(report.connection, need: .read, terminal: terminal)
         let me = try session.client.me()
         let settings = try session.client.mailboxSettings()
         var iana: String?
         if let name = settings.timeZone, case .resolved(let zone, _) = ZoneResolver.resolve(name) {
             iana = zone.name
         }
-        if json {
+        if report.json {
             var object: [String: String] = ["id": me.id]
             object["displayName"] = me.displayName
             object["mail"] = me.mail
@@ -207,37 +190,30 @@ struct WhoAmICommand: Command {
 struct CalendarsCommand: Command {
     static let name = "calendars"
     static let abstract = "List the mailbox's calendars (name, id, default, can edit)."
-    static let help = """
-        Usage: graph-ics calendars [--user UPN] [--json]
-
+    static let synopsis = ["[--user UPN] [--json]"]
+    static let discussion = """
         Lists the calendars of the mailbox: name, whether it is the default one, whether you may add
         events to it, and its id. Give a name or an id to --calendar of export, import, agenda, add.
-
-        Options:
-          --json              Print Graph's calendar objects as {"value": [...]} on standard output.
-        \(ConnectionOptions.help)
-          -h, --help          Show this help.
-
+        """
+    static let epilogue = """
         Exit status: 0 ok, 69 Graph unavailable, 77 not signed in or no permission.
-
         """
 
-    var connection: ConnectionOptions
-    var json: Bool
+    struct Options: OptionGroup {
+        let report = ReportOptions.Declarations(
+            json: "Print Graph's calendar objects as {\"value\": [...]} on standard output.")
+    }
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments, valued: ConnectionOptions.valued,
-            flags: ConnectionOptions.flags.merging(["--json": "--json"]) { a, _ in a })
-        guard parsed.positionals.isEmpty else { throw UsageError("calendars takes no arguments") }
-        connection = try ConnectionOptions(parsed)
-        json = parsed.flag("--json")
+    var report: ReportOptions
+
+    init(_ parsed: Parsed<Options>) throws(UsageError) {
+        report = try ReportOptions(parsed.group(\.report), command: Self.name)
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
-        let session = try Session.open(connection, need: .read, terminal: terminal)
+        let session = try Session.open(report.connection, need: .read, terminal: terminal)
         let calendars = try session.client.calendars()
-        if json {
+        if report.json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
             let data = try encoder.encode(["value": calendars])

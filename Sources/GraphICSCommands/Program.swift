@@ -1,0 +1,166 @@
+import Foundation
+import ICalBridge
+
+/// The command line of `graph-ics`: which command to run with which options, the help pages, and what
+/// happened as an exit status.
+public enum Program {
+    /// Every command, in the order the help lists them.
+    static var commands: [any Command.Type] {
+        [
+            ConvertCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self, CalendarsCommand.self,
+            AgendaCommand.self, AddCommand.self, ExportCommand.self, ImportCommand.self, CompletionsCommand.self,
+            HelpCommand.self,
+        ]
+    }
+
+    static func command(named name: String) -> (any Command.Type)? {
+        commands.first { $0.name == name }
+    }
+
+    /// The options taken before a command.
+    static let options = [
+        OptionSpec(long: "--help", short: "-h", help: "Show help (also 'graph-ics <command> --help')."),
+        OptionSpec(long: "--version", help: "Show the version."),
+    ]
+
+    /// graph-ics as the help, the completion scripts and the manual page show it.
+    static var info: ProgramInfo {
+        ProgramInfo(
+            name: "graph-ics", version: GraphICSVersion.version, summary: "Microsoft Graph calendars ↔ iCalendar.",
+            commands: commands.map { $0.info }, options: options,
+            sections: [
+                ProgramInfo.Section(
+                    title: "Environment",
+                    text: """
+                        GRAPH_ICS_ACCESS_TOKEN, GRAPH_ICS_CLIENT_ID, GRAPH_ICS_TENANT, GRAPH_ICS_GRAPH_URL,
+                        GRAPH_ICS_AUTHORITY, GRAPH_ICS_CONFIG_DIR, GRAPH_ICS_CLIENT_SECRET(_FILE), GRAPH_ICS_TIMEOUT
+                        (see the README).
+                        """),
+                ProgramInfo.Section(
+                    title: "Exit status",
+                    text: """
+                        0 ok, 1 some events failed, 64 usage, 65 bad input, 66 input missing,
+                        69 Graph unavailable, 73 cannot create output, 74 I/O error, 75 temporary failure,
+                        77 not signed in or no permission.
+                        """),
+            ])
+    }
+
+    /// The top-level help.
+    static var help: String { HelpPage.render(info) }
+
+    /// `--version`: graph-ics's version, then the release of the zone database it converts times with (a
+    /// tzdata release can change offsets, and so output).
+    static var versionText: String {
+        let tz = TZData.system
+        return """
+            graph-ics \(GraphICSVersion.version)
+            tzdata \(tz.version ?? "unknown") (\(tz.directory))
+
+            """
+    }
+
+    /// What a command line asks for, before anything runs.
+    enum Invocation {
+        /// Text for standard output (help, version); exit 0.
+        case output(String)
+        /// No arguments: the help on standard error, exit 64.
+        case missingCommand(String)
+        /// A mistake in the command line; exit 64.
+        case usageError(UsageReport)
+        /// A command to run.
+        case command(any Command, CommandInfo)
+    }
+
+    /// Reads a command line: `-h`/`--help` or `--version` first, else a command, whose `-h`/`--help`
+    /// anywhere before `--` asks for its help.
+    static func invocation(_ arguments: [String]) -> Invocation {
+        guard let first = arguments.first else { return .missingCommand(help) }
+        if first == "-h" || first == "--help" { return .output(help) }
+        if first == "--version" { return .output(versionText) }
+        guard let type = command(named: first) else {
+            let isOption = first.hasPrefix("-")
+            let candidates = isOption ? options.flatMap(\.names) : commands.map { $0.name }
+            let message =
+                "unknown \(isOption ? "option" : "command") '\(first)'"
+                + Suggestion.hint(for: first, among: candidates)
+            return .usageError(UsageReport(message: message, program: info))
+        }
+        let info = type.info
+        let rest = Array(arguments.dropFirst())
+        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) && !rest.contains("--") {
+            return .output(HelpPage.render(info))
+        }
+        do {
+            return .command(try type.parse(rest), info)
+        } catch {
+            return .usageError(UsageReport(message: error.message, command: info))
+        }
+    }
+
+    /// Runs a command line and returns the exit status.
+    public static func run(_ arguments: [String], terminal: Terminal) -> ExitStatus {
+        switch invocation(arguments) {
+        case .output(let text):
+            terminal.out(text)
+            return .ok
+        case .missingCommand(let help):
+            terminal.err(help)
+            return .usage
+        case .usageError(let report):
+            report.print(terminal)
+            return .usage
+        case .command(let command, let info):
+            return run(command, info, terminal)
+        }
+    }
+
+    /// Runs `command`, mapping what it throws to a message and an exit status.
+    static func run(_ command: any Command, _ info: CommandInfo, _ terminal: Terminal) -> ExitStatus {
+        do {
+            return try command.run(terminal)
+        } catch let error as UsageError {
+            UsageReport(message: error.message, command: info).print(terminal)
+            return .usage
+        } catch let failure as CommandFailure {
+            terminal.error(failure.message)
+            return failure.status
+        } catch let error where FetchFailure.failure(error) != nil {
+            let failure = FetchFailure.failure(error) ?? CommandFailure(.unavailable, "\(error)")
+            terminal.error(failure.message)
+            return failure.status
+        } catch {
+            terminal.error("\(error)")
+            return .ioError
+        }
+    }
+}
+
+/// A usage error as graph-ics prints it on standard error: `error: MESSAGE`, the usage line of the command
+/// (or of graph-ics), and where the help is.
+struct UsageReport: Equatable {
+    var message: String
+    var usage: String
+    var helpHint: String
+
+    init(message: String, command: CommandInfo) {
+        self.message = message
+        usage = command.usage
+        helpHint = "See 'graph-ics \(command.name) --help'."
+    }
+
+    init(message: String, program: ProgramInfo) {
+        self.message = message
+        usage = program.usage
+        helpHint = "See '\(program.name) --help'."
+    }
+
+    /// The lines printed (without colour).
+    var lines: [String] { ["error: " + message, usage, helpHint] }
+
+    func print(_ terminal: Terminal) {
+        terminal.error(message)
+        terminal.err(usage)
+        terminal.err(helpHint)
+    }
+}

@@ -1,0 +1,125 @@
+import ICalBridge
+
+/// The options shared by every command that talks to Microsoft Graph.
+struct ConnectionOptions {
+    var graphURL: String?
+    var authority: String?
+    var user: String?
+    var verbose: Bool
+
+    /// `--user`, `--graph-url`, `--authority`, `-v`: declared here once for every command that has them.
+    struct Declarations: OptionGroup {
+        var user = Option(
+            "--user", value: "UPN",
+            help: "Work on another user's mailbox: app-only sign-in with the client secret in "
+                + "GRAPH_ICS_CLIENT_SECRET or GRAPH_ICS_CLIENT_SECRET_FILE."
+        ).refusingEmpty("--user needs a user principal name (name@contoso.com)")
+        var graphURL = Option(
+            "--graph-url", value: "URL", help: "Microsoft Graph endpoint (GRAPH_ICS_GRAPH_URL), for national clouds.")
+        var authority = Option("--authority", value: "URL", help: "Sign-in authority (GRAPH_ICS_AUTHORITY).")
+        var verbose = Flag(
+            "-v", "--verbose", help: "Log each request to stderr (method, path, status, request-id; never a token).")
+
+        init() {}
+
+        /// The group as `login` takes it: a person signs in, so `--user` is refused (and not shown) and
+        /// nothing is logged.
+        static var signIn: Declarations {
+            var declarations = Declarations()
+            declarations.user = declarations.user.hidden()
+            declarations.verbose = declarations.verbose.hidden()
+            declarations.authority = Option(
+                "--authority", value: "URL",
+                help:
+                    "Sign-in authority for national clouds (GRAPH_ICS_AUTHORITY), e.g. https://login.microsoftonline.us."
+            )
+            return declarations
+        }
+    }
+
+    init(_ parsed: Parsed<Declarations>) throws(UsageError) {
+        graphURL = try parsed[\.graphURL]
+        authority = try parsed[\.authority]
+        user = try parsed[\.user]
+        verbose = parsed[\.verbose]
+    }
+}
+
+extension RangeOption {
+    /// `--week`, `--from`, `--to`: declared here once for every command that shows a range of days.
+    struct Declarations: OptionGroup {
+        let week = Option(
+            "--week", value: "WEEK",
+            help: "this (the default), next, last, or an ISO week such as 2026-W49. Weeks start on Monday, in "
+                + "the mailbox's time zone (or --tz).", completion: .choices(["this", "next", "last"]))
+        let from = Option("--from", value: "DATE", help: "First day, YYYY-MM-DD (with --to).")
+        let to = Option("--to", value: "DATE", help: "Day after the last one, YYYY-MM-DD (exclusive).")
+    }
+
+    init(_ parsed: Parsed<Declarations>) throws(UsageError) {
+        let week = try parsed[\.week]
+        let from = try parsed[\.from]
+        let to = try parsed[\.to]
+        switch (week, from, to) {
+        case (let week?, nil, nil): self = .week(week)
+        case (nil, let from?, let to?): self = .dates(from: from, to: to)
+        case (nil, nil, nil): self = .week("this")
+        case (nil, _, _): throw UsageError("--from and --to go together (--to is the day after the last one)")
+        default: throw UsageError("give either --week or --from and --to, not both")
+        }
+    }
+}
+
+extension Option where Value == ResolvedZone {
+    /// `--tz ZONE`: an IANA or Windows zone name, resolved here for every command that takes one; `help`
+    /// says what the command does with it.
+    static func zone(help: String) -> Option {
+        Option(spec: OptionSpec(long: "--tz", valueName: "ZONE", help: help)) {
+            (name: String) throws(UsageError) -> ResolvedZone in
+            guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else {
+                throw UsageError("--tz '\(name)' is not a time zone (use an IANA name such as Europe/Berlin)")
+            }
+            return zone
+        }
+    }
+}
+
+extension Option where Value == String {
+    /// `-o, --output FILE`: where a command writes its data.
+    static var output: Option {
+        Option(
+            "-o", "--output", value: "FILE", help: "Write to FILE ('-' for standard output, the default).",
+            completion: .file
+        ).refusingEmpty("-o needs a file name or '-'")
+    }
+
+    /// `--calendar NAME|ID`; `help` says what the command does with that calendar.
+    static func calendar(help: String) -> Option {
+        Option("--calendar", value: "NAME|ID", help: help)
+    }
+}
+
+/// What a command that reports on the mailbox takes (`whoami`, `calendars`): no operands, the connection
+/// options and `--json`.
+struct ReportOptions {
+    var connection: ConnectionOptions
+    var json: Bool
+
+    struct Declarations: OptionGroup {
+        var json = Flag("--json", help: "Print JSON on standard output.")
+        let connection = ConnectionOptions.Declarations()
+
+        init() {}
+
+        /// `help` says what `--json` prints.
+        init(json help: String) {
+            json = Flag("--json", help: help)
+        }
+    }
+
+    init(_ parsed: Parsed<Declarations>, command: String) throws(UsageError) {
+        guard parsed.positionals.isEmpty else { throw UsageError("\(command) takes no arguments") }
+        connection = try ConnectionOptions(parsed.group(\.connection))
+        json = parsed[\.json]
+    }
+}

@@ -1,0 +1,19 @@
+internal import CGlibc
+import Foundation
+import GraphICSCommands
+
+/// `graph-ics`: sets up the process, then hands the command line to ``Program``.
+@main
+enum GraphICSMain {
+    static func main() {
+        // A large conversion frees millions of small blocks (libical's trees) on all cores. With glibc's fast
+        // bins, those blocks wait to be merged by one thread when the next large block is freed: tens of
+        // milliseconds on one core for a 10,000-event file. Without them each free merges at once, on
+        // the thread that frees it.
+        _ = mallopt(M_MXFAST, 0)
+        let terminal = Terminal()
+        Interruption.install(terminal)
+        let status = Program.run(Array(CommandLine.arguments.dropFirst()), terminal: terminal)
+        exit(status.rawValue)
+    }
+}
