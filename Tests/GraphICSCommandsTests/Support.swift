@@ -99,6 +99,8 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
 }
 
 /// The path of an installed program, if there is one.
+/// The path of a program the tests run (bash, zsh, fish, groff: `scripts/setup` installs them); nil, and
+/// so a failed `#require`, when it is missing.
 func installed(_ name: String) -> String? {
     ["/usr/bin/", "/bin/", "/usr/local/bin/"].map { $0 + name }.first {
         FileManager.default.isExecutableFile(atPath: $0)
