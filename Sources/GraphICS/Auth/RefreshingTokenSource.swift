@@ -94,7 +94,8 @@ public final class RefreshingTokenSource: AccessTokenSource, Sendable {
     /// Refreshes the tokens; the caller holds ``state``.
     private func refresh(_ state: inout State, rejected: String?) throws(AuthError) -> String {
         // Another graph-ics process may have refreshed already.
-        if let stored = try? store.load(accountKey: state.account.accountKey), stored.accessToken != state.account.accessToken,
+        if let stored = try? store.load(accountKey: state.account.accountKey),
+            stored.accessToken != state.account.accessToken,
             stored.accessToken != rejected, isFresh(stored)
         {
             state.account = stored
@@ -106,7 +107,8 @@ public final class RefreshingTokenSource: AccessTokenSource, Sendable {
                 "The saved sign-in for \(state.account.accountKey) has expired and cannot be renewed; run `graph-ics login`."
             )
         }
-        let endpoint = try AuthConfiguration.endpoint(authority: state.account.authority, tenant: state.account.tenant, "token")
+        let endpoint = try AuthConfiguration.endpoint(
+            authority: state.account.authority, tenant: state.account.tenant, "token")
         var scopes = state.account.scopes.filter {
             !["openid", "profile", "email"].contains($0.lowercased())
         }
