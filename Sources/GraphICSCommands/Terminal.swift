@@ -1,9 +1,12 @@
 import Foundation
+import ICalBridge
+import Synchronization
 
 /// Standard output and standard error of the process, with graph-ics's conventions: data on stdout only,
 /// `warning:`/`error:` on stderr, colour only when stderr is a terminal and `NO_COLOR` is not set.
-public final class Terminal: @unchecked Sendable {
-    private let lock = NSLock()
+public final class Terminal: Sendable {
+    /// Held while writing, so that lines of different threads do not interleave.
+    private let lock = Mutex(())
     public let stderrIsTerminal: Bool
     public let stdinIsTerminal: Bool
     private let colour: Bool
@@ -16,64 +19,33 @@ public final class Terminal: @unchecked Sendable {
 
     /// Writes `text` to stdout as is.
     public func out(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        lock.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
     }
 
     /// Writes one line to stderr. Control characters other than line feeds and tabs are shown as U+FFFD:
     /// text from a file or a server (an event's subject, an error message) cannot move the cursor, recolour
     /// or retitle the terminal.
     public func err(_ line: String) {
-        write(Self.printable(line, lineBreaks: "\n") + "\n")
+        write(PrintableText.printable(line, lineBreaks: "\n") + "\n")
     }
 
     /// `error: MESSAGE` on stderr, on one line (line breaks in the message become spaces).
     public func error(_ message: String) {
-        write((colour ? "\u{1B}[1;31merror:\u{1B}[0m " : "error: ") + Self.printable(message, lineBreaks: " ") + "\n")
+        write((colour ? "\u{1B}[1;31merror:\u{1B}[0m " : "error: ") + PrintableText.printable(message, lineBreaks: " ") + "\n")
     }
 
     /// `warning: MESSAGE` on stderr, on one line.
     public func warning(_ message: String) {
         write(
-            (colour ? "\u{1B}[1;33mwarning:\u{1B}[0m " : "warning: ") + Self.printable(message, lineBreaks: " ") + "\n")
+            (colour ? "\u{1B}[1;33mwarning:\u{1B}[0m " : "warning: ") + PrintableText.printable(message, lineBreaks: " ") + "\n")
     }
 
     /// `note: MESSAGE` on stderr, on one line.
     public func note(_ message: String) {
-        write((colour ? "\u{1B}[1mnote:\u{1B}[0m " : "note: ") + Self.printable(message, lineBreaks: " ") + "\n")
+        write((colour ? "\u{1B}[1mnote:\u{1B}[0m " : "note: ") + PrintableText.printable(message, lineBreaks: " ") + "\n")
     }
 
     private func write(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        FileHandle.standardError.write(Data(text.utf8))
-    }
-
-    /// `text` with each line break (CR, LF, CRLF, NEL, U+2028/9) replaced by `lineBreaks` and every other
-    /// control character (C0 but tab, DEL, C1) by U+FFFD.
-    static func printable(_ text: String, lineBreaks: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value >= 0x2028 })
-        else { return text }
-        var result = String.UnicodeScalarView()
-        var previous: Unicode.Scalar?
-        for scalar in text.unicodeScalars {
-            defer { previous = scalar }
-            switch scalar {
-            case "\t":
-                result.append(scalar)
-            case "\n" where previous == "\r":
-                continue
-            case "\r", "\n", "\u{85}", "\u{2028}", "\u{2029}":
-                result.append(contentsOf: lineBreaks.unicodeScalars)
-            default:
-                if scalar.properties.generalCategory == .control {
-                    result.append("\u{FFFD}")
-                } else {
-                    result.append(scalar)
-                }
-            }
-        }
-        return String(result)
+        lock.withLock { _ in FileHandle.standardError.write(Data(text.utf8)) }
     }
 }

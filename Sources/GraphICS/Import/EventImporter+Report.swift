@@ -1,4 +1,5 @@
 import Foundation
+import ICalBridge
 
 /// What `graph-ics import` did with one event of its input.
 public struct ImportResult: Sendable, Equatable {
@@ -58,7 +59,7 @@ public struct ImportResult: Sendable, Equatable {
     public var line: String {
         var event = "event \(uid)"
         if let recurrenceID { event += " (RECURRENCE-ID \(recurrenceID))" }
-        if let subject, !subject.isEmpty { event += " (\"\(Self.shortened(subject))\")" }
+        if let subject, !subject.isEmpty { event += " (\"\(PrintableText.quoted(subject))\")" }
         var outcome = action.rawValue
         switch action {
         case .failed:
@@ -66,20 +67,7 @@ public struct ImportResult: Sendable, Equatable {
         case .skipped, .created, .updated, .cancelled:
             if let note { outcome += " (\(note))" }
         }
-        return Self.oneLine("\(file): \(event): \(outcome)")
-    }
-
-    private static func shortened(_ text: String) -> String {
-        let flat = oneLine(text)
-        return flat.count > 60 ? String(flat.prefix(57)) + "…" : flat
-    }
-
-    /// `text` with line breaks as spaces. (Replacing the Characters "\r" and "\n" misses "\r\n", which
-    /// Swift counts as one Character: a subject with CRLF went to the terminal as several lines.)
-    private static func oneLine(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { ["\r", "\n", "\u{85}", "\u{2028}", "\u{2029}"].contains($0) ? " " : $0 }))
+        return PrintableText.printable("\(file): \(event): \(outcome)")
     }
 }
 

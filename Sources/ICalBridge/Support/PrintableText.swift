@@ -33,8 +33,8 @@ public enum PrintableText {
         return String(result)
     }
 
-    /// ``printable(_:lineBreaks:)`` on one line, cut to `limit` characters with an ellipsis: a subject or
-    /// UID quoted in a message.
+    /// ``printable(_:lineBreaks:)`` on one line; longer than `limit` characters, cut to `limit - 3` and an
+    /// ellipsis: a subject quoted in a message.
     public static func quoted(_ text: String, limit: Int = 60) -> String {
         let flat = printable(text)
         return flat.count > limit ? String(flat.prefix(limit - 3)) + "…" : flat
