@@ -31,18 +31,22 @@ public final class Terminal: Sendable {
 
     /// `error: MESSAGE` on stderr, on one line (line breaks in the message become spaces).
     public func error(_ message: String) {
-        write((colour ? "\u{1B}[1;31merror:\u{1B}[0m " : "error: ") + PrintableText.printable(message, lineBreaks: " ") + "\n")
+        write(
+            (colour ? "\u{1B}[1;31merror:\u{1B}[0m " : "error: ") + PrintableText.printable(message, lineBreaks: " ")
+                + "\n")
     }
 
     /// `warning: MESSAGE` on stderr, on one line.
     public func warning(_ message: String) {
         write(
-            (colour ? "\u{1B}[1;33mwarning:\u{1B}[0m " : "warning: ") + PrintableText.printable(message, lineBreaks: " ") + "\n")
+            (colour ? "\u{1B}[1;33mwarning:\u{1B}[0m " : "warning: ")
+                + PrintableText.printable(message, lineBreaks: " ") + "\n")
     }
 
     /// `note: MESSAGE` on stderr, on one line.
     public func note(_ message: String) {
-        write((colour ? "\u{1B}[1mnote:\u{1B}[0m " : "note: ") + PrintableText.printable(message, lineBreaks: " ") + "\n")
+        write(
+            (colour ? "\u{1B}[1mnote:\u{1B}[0m " : "note: ") + PrintableText.printable(message, lineBreaks: " ") + "\n")
     }
 
     private func write(_ text: String) {
