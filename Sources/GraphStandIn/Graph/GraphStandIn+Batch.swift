@@ -2,7 +2,7 @@
 // through the same handlers as a plain request (so each may be throttled on its own and gets its own 429
 // with Retry-After), parts without `dependsOn` run four at a time like Graph dispatches them to Outlook,
 // `dependsOn` chains run in order with 424 for dependants of a failure, and the responses may come back in
-// another order than the requests.
+// another order than the requests. The envelope is read in GraphStandIn+BatchParsing.swift.
 import Foundation
 
 extension GraphStandIn {
@@ -22,15 +22,7 @@ extension GraphStandIn {
         }
     }
 
-    struct BatchPart: Sendable {
-        var id: String
-        var method: String
-        var url: String
-        var headers: [(name: String, value: String)]
-        var body: Data
-        var dependsOn: [String]
-    }
-
+    /// Serves `POST /v1.0/$batch`: the envelope's own answer carries Graph's headers, each part its own.
     func serveBatch(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
         let envelope = GraphCall(request, viaBatch: false, batchRequestID: nil)
         let context = RequestContext(envelope)
@@ -49,33 +41,12 @@ extension GraphStandIn {
         case .success(let found): parts = found
         case .failure(let rejection): return rejection.response
         }
-
         let results = BatchResults()
         if parts.contains(where: { !$0.dependsOn.isEmpty }) {
-            for part in parts {
-                let failed = part.dependsOn.contains { results[$0].map { $0.status >= 400 } ?? true }
-                results[part.id] =
-                    failed
-                    ? graphError(424, "FailedDependency", "The request depends on a request that failed.", context)
-                    : servePart(part, envelope: request)
-            }
+            runInOrder(parts, envelope: request, into: results, context)
         } else {
-            var index = 0
-            while index < parts.count {
-                let group = DispatchGroup()
-                for part in parts[index..<min(index + Self.batchParallelism, parts.count)] {
-                    group.enter()
-                    let thread = Thread { [self] in
-                        results[part.id] = servePart(part, envelope: request)
-                        group.leave()
-                    }
-                    thread.start()
-                }
-                group.wait()
-                index += Self.batchParallelism
-            }
+            runInParallel(parts, envelope: request, into: results)
         }
-
         var ordered = parts.map(\.id)
         if locked({ $0.reorderBatchResponses }) { ordered.reverse() }
         let responses: [[String: Any]] = ordered.compactMap { id in
@@ -83,6 +54,41 @@ extension GraphStandIn {
             return batchItem(id: id, response)
         }
         return graphJSON(200, ["responses": responses])
+    }
+
+    /// A batch with `dependsOn`: parts one after another in the order given; a part that depends on a failed
+    /// (or not yet answered) part gets 424 without running.
+    private func runInOrder(
+        _ parts: [BatchPart], envelope: LoopbackHTTPServer.Request, into results: BatchResults,
+        _ context: RequestContext
+    ) {
+        for part in parts {
+            let failed = part.dependsOn.contains { results[$0].map { $0.status >= 400 } ?? true }
+            results[part.id] =
+                failed
+                ? graphError(424, "FailedDependency", "The request depends on a request that failed.", context)
+                : servePart(part, envelope: envelope)
+        }
+    }
+
+    /// A batch without `dependsOn`: parts in groups of `batchParallelism`, each part on a thread of its own,
+    /// the next group once the last one is done.
+    private func runInParallel(_ parts: [BatchPart], envelope: LoopbackHTTPServer.Request, into results: BatchResults)
+    {
+        var index = 0
+        while index < parts.count {
+            let group = DispatchGroup()
+            for part in parts[index..<min(index + Self.batchParallelism, parts.count)] {
+                group.enter()
+                let thread = Thread { [self] in
+                    results[part.id] = servePart(part, envelope: envelope)
+                    group.leave()
+                }
+                thread.start()
+            }
+            group.wait()
+            index += Self.batchParallelism
+        }
     }
 
     /// One entry of the `responses` array: `{id, status, headers, body}` (no body for an empty answer).
@@ -100,68 +106,6 @@ extension GraphStandIn {
             }
         }
         return item
-    }
-
-    /// Reads the envelope; Graph refuses the whole batch (400) for malformed or oversized ones.
-    func parseBatch(_ body: Data, _ context: RequestContext) -> Result<[BatchPart], Rejection> {
-        guard let object = Self.parseBody(body), let requests = object["requests"] as? [[String: Any]] else {
-            return .failure(reject(400, "BadRequest", "Invalid batch payload format.", context))
-        }
-        guard !requests.isEmpty else {
-            return .failure(reject(400, "BadRequest", "Invalid batch payload format: no requests.", context))
-        }
-        guard requests.count <= Self.batchLimit else {
-            return .failure(
-                reject(400, "BadRequest", "Number of requests exceeds the limit of \(Self.batchLimit).", context))
-        }
-        var parts: [BatchPart] = []
-        var seen: Set<String> = []
-        for item in requests {
-            let id = (item["id"] as? String) ?? (item["id"] as? Int).map(String.init)
-            guard let id, !id.isEmpty, let method = item["method"] as? String, let url = item["url"] as? String else {
-                return .failure(
-                    reject(
-                        400, "BadRequest", "Invalid batch payload format: each request needs id, method and url.",
-                        context))
-            }
-            guard seen.insert(id).inserted else {
-                return .failure(reject(400, "BadRequest", "Request Id's must be unique; '\(id)' repeats.", context))
-            }
-            var headers: [(name: String, value: String)] = []
-            for (name, value) in item["headers"] as? [String: Any] ?? [:] {
-                headers.append((name, value as? String ?? "\(value)"))
-            }
-            var bodyData = Data()
-            if let body = item["body"], !(body is NSNull) {
-                if let text = body as? String {
-                    bodyData = Data(base64Encoded: text) ?? Data(text.utf8)
-                } else if JSONSerialization.isValidJSONObject(body),
-                    let data = try? JSONSerialization.data(withJSONObject: body)
-                {
-                    bodyData = data
-                }
-            }
-            let upper = method.uppercased()
-            let writes = upper == "POST" || upper == "PATCH" || upper == "PUT"
-            let hasContentType = headers.contains { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }
-            if writes && (bodyData.isEmpty || !hasContentType) && !url.lowercased().hasSuffix("/cancel") {
-                return .failure(
-                    reject(
-                        400, "BadRequest", "Write request id : \(id) does not contain Content-Type header or body.",
-                        context))
-            }
-            let dependsOn = (item["dependsOn"] as? [Any] ?? []).map { "\($0)" }
-            parts.append(
-                BatchPart(id: id, method: upper, url: url, headers: headers, body: bodyData, dependsOn: dependsOn))
-        }
-        for part in parts {
-            for dependency in part.dependsOn where !seen.contains(dependency) {
-                return .failure(
-                    reject(
-                        400, "BadRequest", "Request '\(part.id)' depends on unknown request '\(dependency)'.", context))
-            }
-        }
-        return .success(parts)
     }
 
     /// Serves one part through the plain pipeline, with the envelope's `Authorization`.

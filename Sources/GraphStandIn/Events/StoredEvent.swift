@@ -1,0 +1,44 @@
+// One event of the stand-in's calendar store, and the order and overlap rules calendar views use.
+import Foundation
+
+struct StoredEvent {
+    var id: String
+    var userID: String
+    var calendarID: String
+    /// Every property except `id`, `start`, `end`, `type`, `seriesMasterId`, `isAllDay` and the extended
+    /// properties, which live in the fields below.
+    var fields: [String: Any]
+    var start: Date
+    var end: Date
+    /// Wall-clock start and end as written, in `startZone`/`endZone` (all-day events are shown this way).
+    var startLocal: GraphDateTime
+    var endLocal: GraphDateTime
+    var startZone: String
+    var endZone: String
+    var isAllDay: Bool
+    var type: String
+    var seriesMasterID: String?
+    var extendedProperties: [(id: String, value: String)]
+    /// Insertion order, the tie-breaker for equal starts.
+    var sequence: Int
+
+    var attendeeAddresses: [String] {
+        let attendees = fields["attendees"] as? [[String: Any]] ?? []
+        return attendees.compactMap { ($0["emailAddress"] as? [String: Any])?["address"] as? String }
+    }
+
+    var isOrganizer: Bool { fields["isOrganizer"] as? Bool ?? true }
+
+    /// Calendar order: by start, then end, then insertion.
+    static func startOrder(_ lhs: StoredEvent, _ rhs: StoredEvent) -> Bool {
+        if lhs.start != rhs.start { return lhs.start < rhs.start }
+        if lhs.end != rhs.end { return lhs.end < rhs.end }
+        return lhs.sequence < rhs.sequence
+    }
+
+    /// Whether the event overlaps `[start, end)`; an event without duration counts when it starts inside.
+    func overlaps(_ start: Date, _ end: Date) -> Bool {
+        if self.start == self.end { return self.start >= start && self.start < end }
+        return self.start < end && self.end > start
+    }
+}
