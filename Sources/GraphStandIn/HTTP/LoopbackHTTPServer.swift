@@ -2,6 +2,7 @@
 // 127.0.0.1 that graph-ics's tests start themselves (the HTTPBin pattern), with fault injection for the
 // transport's failure paths. Graph semantics live in GraphStandIn; the files in HTTP/ only speak HTTP.
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -17,10 +18,11 @@ import Foundation
 /// bodies may come with `Content-Length` or chunked, and `Expect: 100-continue` is answered. Malformed
 /// requests are answered with 400 and the connection is closed.
 ///
-/// Thread-safety: every public member may be used from any thread; the counters are read under a lock.
+/// Thread-safety: every public member may be used from any thread; the bookkeeping (stopped, open
+/// connections, counters) sits in one `Mutex`.
 /// `stop()` closes the listener and every open connection without waiting for handler threads. The server
 /// runs until `stop()` is called (its threads keep it alive), so tests stop it when done.
-public final class LoopbackHTTPServer: @unchecked Sendable {
+public final class LoopbackHTTPServer: Sendable {
     /// The port the server listens on (127.0.0.1).
     public let port: Int
 
@@ -29,11 +31,17 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     private let handler: @Sendable (Request) -> Action
     private let listener: Int32
-    private let lock = NSLock()
-    private var stopped = false
-    private var openConnections: Set<Int32> = []
-    private var nextConnectionID = 0
-    private var counters = (requests: 0, inFlight: 0, maxInFlight: 0)
+    private let bookkeeping = Mutex(Bookkeeping())
+
+    /// What the accept loop, the connections and `stop()` share.
+    private struct Bookkeeping {
+        var stopped = false
+        var openConnections: Set<Int32> = []
+        var nextConnectionID = 0
+        var requests = 0
+        var inFlight = 0
+        var maxInFlight = 0
+    }
 
     /// Largest request head (request line plus header fields) the server reads before answering 431.
     static let maxHeadBytes = 64 * 1024
@@ -103,30 +111,30 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     // MARK: Counters
 
     /// How many complete requests have been read so far (faulted ones included).
-    public var requestCount: Int { lock.withLock { counters.requests } }
+    public var requestCount: Int { bookkeeping.withLock { $0.requests } }
     /// How many requests are being handled right now (including those waiting in a delay).
-    public var inFlight: Int { lock.withLock { counters.inFlight } }
+    public var inFlight: Int { bookkeeping.withLock { $0.inFlight } }
     /// The most requests that were ever being handled at the same moment.
-    public var maxInFlight: Int { lock.withLock { counters.maxInFlight } }
+    public var maxInFlight: Int { bookkeeping.withLock { $0.maxInFlight } }
 
     /// Stops accepting, closes the listener and shuts every open connection down.
     ///
     /// Threads are not joined: a handler that is still running finishes on its own and its response is
     /// dropped. Calling `stop()` more than once is harmless.
     public func stop() {
-        lock.withLock {
-            guard !stopped else { return }
-            stopped = true
+        bookkeeping.withLock { state in
+            guard !state.stopped else { return }
+            state.stopped = true
             // Wakes the accept loop, which closes the listener itself: closing it here could hand its number
             // to a socket another thread opens while the loop is about to call accept() again.
             _ = shutdown(listener, Int32(SHUT_RDWR))
-            for fd in openConnections {
+            for fd in state.openConnections {
                 _ = shutdown(fd, Int32(SHUT_RDWR))
             }
         }
     }
 
-    var isStopped: Bool { lock.withLock { stopped } }
+    var isStopped: Bool { bookkeeping.withLock { $0.stopped } }
 
     // MARK: Accepting
 
@@ -147,11 +155,11 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
                 if code != EINTR { usleep(1000) }
                 continue
             }
-            let connectionID: Int? = lock.withLock {
-                if stopped { return nil }
-                openConnections.insert(fd)
-                nextConnectionID += 1
-                return nextConnectionID
+            let connectionID: Int? = bookkeeping.withLock { state in
+                if state.stopped { return nil }
+                state.openConnections.insert(fd)
+                state.nextConnectionID += 1
+                return state.nextConnectionID
             }
             guard let connectionID else {
                 close(fd)
@@ -162,8 +170,8 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
             let thread = Thread { [self] in
                 let connection = HTTPConnection(fd: fd, id: connectionID, server: self)
                 connection.serve()
-                lock.withLock {
-                    openConnections.remove(fd)
+                bookkeeping.withLock { state in
+                    state.openConnections.remove(fd)
                     close(fd)
                 }
             }
@@ -175,15 +183,15 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     // MARK: Bookkeeping used by connections
 
     func requestStarted() {
-        lock.withLock {
-            counters.requests += 1
-            counters.inFlight += 1
-            counters.maxInFlight = max(counters.maxInFlight, counters.inFlight)
+        bookkeeping.withLock { state in
+            state.requests += 1
+            state.inFlight += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
         }
     }
 
     func requestFinished() {
-        lock.withLock { counters.inFlight -= 1 }
+        bookkeeping.withLock { $0.inFlight -= 1 }
     }
 
     func handle(_ request: Request) -> Action {
