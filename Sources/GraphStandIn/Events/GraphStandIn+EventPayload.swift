@@ -63,6 +63,9 @@ extension GraphStandIn {
     }
 
     /// The properties every event has, with the values Graph gives them when a payload leaves them out.
+    ///
+    /// `nonisolated(unsafe)` because `[String: Any]` is not Sendable; safe because it is a constant of JSON
+    /// values (as on `StoredEvent.fields`), read from any thread and never written.
     nonisolated(unsafe) static let constantDefaults: [String: Any] = [
         "categories": [String](),
         "transactionId": NSNull(),

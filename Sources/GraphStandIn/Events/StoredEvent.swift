@@ -1,7 +1,12 @@
 // One event of the stand-in's calendar store, and the order and overlap rules calendar views use.
 import Foundation
 
-struct StoredEvent {
+///
+/// Sendable though `fields` is `[String: Any]`: the stand-in stores only JSON values there (strings,
+/// numbers, booleans, `NSNull`, and arrays and dictionaries of them, as JSONSerialization and test
+/// literals make them), which are values or immutable objects, and never mutates one in place; so a copy
+/// may cross threads like any value.
+struct StoredEvent: @unchecked Sendable {
     var id: String
     var userID: String
     var calendarID: String

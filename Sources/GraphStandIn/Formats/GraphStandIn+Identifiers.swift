@@ -1,5 +1,6 @@
 // Opaque identifiers, tokens and codes shaped like Exchange's and Entra ID's, from a fast random source.
 import Foundation
+import Synchronization
 
 extension GraphStandIn {
     /// A Graph-like opaque identifier (URL-safe base64 with Exchange's `AAMkA` prefix).
@@ -38,12 +39,11 @@ extension GraphStandIn {
 
     /// SplitMix64 seeded once from the system generator: ids and tokens need to be unique and unguessable
     /// within a test run, not cryptographically strong, and the system generator costs a system call a draw.
-    final class FastRandom: @unchecked Sendable {
-        private let lock = NSLock()
-        private var state = UInt64.random(in: .min ... .max)
+    final class FastRandom: Sendable {
+        private let state = Mutex(UInt64.random(in: .min ... .max))
 
         func next() -> UInt64 {
-            lock.withLock {
+            state.withLock { state in
                 state &+= 0x9E37_79B9_7F4A_7C15
                 var z = state
                 z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -4,6 +4,7 @@
 // `dependsOn` chains run in order with 424 for dependants of a failure, and the responses may come back in
 // another order than the requests. The envelope is read in GraphStandIn+BatchParsing.swift.
 import Foundation
+import Synchronization
 
 extension GraphStandIn {
     /// The most requests one `$batch` may carry.
@@ -12,13 +13,12 @@ extension GraphStandIn {
     static let batchParallelism = 4
 
     /// The answers of one batch's parts, filled from several threads.
-    final class BatchResults: @unchecked Sendable {
-        private let lock = NSLock()
-        private var responses: [String: LoopbackHTTPServer.Response] = [:]
+    final class BatchResults: Sendable {
+        private let responses = Mutex<[String: LoopbackHTTPServer.Response]>([:])
 
         subscript(id: String) -> LoopbackHTTPServer.Response? {
-            get { lock.withLock { responses[id] } }
-            set { lock.withLock { responses[id] = newValue } }
+            get { responses.withLock { $0[id] } }
+            set { responses.withLock { $0[id] = newValue } }
         }
     }
 

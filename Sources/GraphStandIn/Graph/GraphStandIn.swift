@@ -5,6 +5,7 @@
 // Formats/ how Graph writes values (JSON, date-times, time zones, identifiers). BEHAVIOURS.md says which
 // Microsoft Graph page each behaviour follows.
 import Foundation
+import Synchronization
 
 /// A loopback Microsoft Graph that graph-ics's tests start themselves.
 ///
@@ -15,9 +16,9 @@ import Foundation
 /// users, calendars and events, configure faults, and afterwards read what was asked of it (`requests`,
 /// `sentInvitations`, `retryAfterViolations`, …).
 ///
-/// Thread-safety: every member may be used from any thread; state sits behind one lock and handlers run on
-/// the server's connection threads. Call `stop()` when done (deinit does it too).
-public final class GraphStandIn: @unchecked Sendable {
+/// Thread-safety: every member may be used from any thread; all state sits in one `Mutex` and handlers run
+/// on the server's connection threads. Call `stop()` when done (deinit does it too).
+public final class GraphStandIn: Sendable {
     /// A seeding mistake in a test (an event without a usable start or end, an unknown user or calendar).
     public struct SeedError: Error, CustomStringConvertible {
         /// What was wrong with the seed.
@@ -33,8 +34,8 @@ public final class GraphStandIn: @unchecked Sendable {
     /// `http://127.0.0.1:PORT`: what graph-ics takes as its authority (`/{tenant}/oauth2/v2.0/...` below it).
     public var authority: String { server.baseURL }
 
-    let lock = NSLock()
-    var state = State()
+    /// Everything the stand-in knows; `locked` is the only way in.
+    let state = Mutex(State())
 
     /// Starts the stand-in on an ephemeral loopback port, with no users, no events and no faults.
     public init() throws {
@@ -55,14 +56,24 @@ public final class GraphStandIn: @unchecked Sendable {
         server.stop()
     }
 
-    /// Breaks the reference cycle between the server's handler and the stand-in.
-    private final class Router: @unchecked Sendable {
-        weak var standIn: GraphStandIn?
+    /// The server's handler reaches the stand-in through this weak reference, which breaks the cycle
+    /// server → handler → stand-in → server. It is set once the stand-in is initialised; a request that
+    /// comes before (none can: the port is not known yet) or after deinit closes its connection.
+    private final class Router: Sendable {
+        private struct Target {
+            weak var standIn: GraphStandIn?
+        }
+        private let target = Mutex(Target())
+
+        var standIn: GraphStandIn? {
+            get { target.withLock { $0.standIn } }
+            set { target.withLock { $0.standIn = newValue } }
+        }
     }
 
-    func locked<T>(_ body: (inout State) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&state)
+    /// Runs `body` with the state locked. Keep bodies short and free of waits: every connection thread
+    /// and every test call passes through here.
+    func locked<T, E: Error>(_ body: (inout State) throws(E) -> sending T) throws(E) -> sending T {
+        try state.withLock { (state: inout sending State) throws(E) -> sending T in try body(&state) }
     }
 }
