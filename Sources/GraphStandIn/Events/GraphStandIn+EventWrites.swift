@@ -197,7 +197,8 @@ extension GraphStandIn {
         }
         return .success(
             EventUpdate(
-                start: start, end: end, isAllDay: isAllDay, movesTimes: payload["start"] != nil || payload["end"] != nil,
+                start: start, end: end, isAllDay: isAllDay,
+                movesTimes: payload["start"] != nil || payload["end"] != nil,
                 recurrenceStarts: recurrenceStarts, changes: changes, properties: writable.properties))
     }
 

@@ -1,6 +1,5 @@
-// Stands in for the speed of Graph's serializer: a direct JSON writer for the stand-in's `[String: Any]`
-// values (Foundation's JSONSerialization bridges every value and is slow on Linux, which made 1,000-event
-// pages take most of a second).
+// Graph's answers are written by a direct JSON writer for the stand-in's `[String: Any]` values, not by
+// Foundation's JSONSerialization, which bridges every value and is too slow on Linux for 1,000-event pages.
 import Foundation
 
 extension GraphStandIn {

@@ -73,8 +73,7 @@ extension GraphStandIn {
 
     /// A batch without `dependsOn`: parts in groups of `batchParallelism`, each part on a thread of its own,
     /// the next group once the last one is done.
-    private func runInParallel(_ parts: [BatchPart], envelope: LoopbackHTTPServer.Request, into results: BatchResults)
-    {
+    private func runInParallel(_ parts: [BatchPart], envelope: LoopbackHTTPServer.Request, into results: BatchResults) {
         var index = 0
         while index < parts.count {
             let group = DispatchGroup()

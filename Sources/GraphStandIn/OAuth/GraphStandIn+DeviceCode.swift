@@ -52,7 +52,7 @@ extension GraphStandIn {
         guard let clientID = form["client_id"], !clientID.isEmpty else { return missingParameter("client_id") }
         switch locked({ state in Self.poll(code, clientID: clientID, at: arrival, in: &state) }) {
         case .unknown:
-            return oauthError(400, "bad_verification_code", 70019, "Verification code is not valid.")
+            return deviceCodeError(.badVerificationCode)
         case .redeemed:
             return oauthError(
                 400, "invalid_grant", 54005,
