@@ -33,7 +33,8 @@ let package = Package(
         // The Microsoft Graph stand-in the tests start on loopback (HTTP/1.1 over POSIX sockets).
         .target(
             name: "GraphStandIn",
-            dependencies: []
+            dependencies: [],
+            exclude: ["BEHAVIOURS.md"]
         ),
         // The stand-in as a program of its own, for scripts/bench-graph and for trying graph-ics offline.
         .executableTarget(

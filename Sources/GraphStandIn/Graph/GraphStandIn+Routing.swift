@@ -1,7 +1,5 @@
 // Stands in for Graph's URL handling: `/me` and `/users/{id|upn}` resolved to a mailbox, resource segments
-// matched case-insensitively, permissions checked per resource (Calendars.Read for reads,
-// Calendars.ReadWrite for writes), OData paging with `$top`, `$skiptoken` and absolute `@odata.nextLink`s,
-// and `$select`.
+// matched case-insensitively, and the endpoint each route runs.
 import Foundation
 
 /// What a Graph URL asks for, once `/me` or `/users/{key}` is resolved to a mailbox.
@@ -30,6 +28,7 @@ struct GraphRoute {
 }
 
 extension GraphStandIn {
+    /// The mailbox and resource a Graph URL names, or Graph's 400/404 for one it does not serve.
     func resolveRoute(_ call: GraphCall, _ principal: Principal, _ context: RequestContext)
         -> Result<GraphRoute, Rejection>
     {
@@ -131,67 +130,6 @@ extension GraphStandIn {
         return nil
     }
 
-    /// The permission a route and method need; nil when the method is not allowed there.
-    static func access(for route: GraphRoute, method: String) -> GraphRoute.Access? {
-        switch (route.resource, method) {
-        case (.user, "GET"): .readUser
-        case (.mailboxSettings, "GET"): .readMailboxSettings
-        case (.calendars, "GET"), (.calendar, "GET"), (.calendarView, "GET"), (.events, "GET"), (.event, "GET"),
-            (.instances, "GET"):
-            .readCalendars
-        case (.events, "POST"), (.event, "PATCH"), (.event, "DELETE"), (.cancel, "POST"):
-            .writeCalendars
-        default: nil
-        }
-    }
-
-    /// 405 for a method the resource does not take, 403 when the token lacks the permission.
-    func authorize(_ route: GraphRoute, _ call: GraphCall, _ principal: Principal, _ context: RequestContext)
-        -> LoopbackHTTPServer.Response?
-    {
-        guard let access = Self.access(for: route, method: call.method) else {
-            return graphError(
-                405, "ErrorInvalidRequest", "The OData request is not supported: \(call.method) on this resource.",
-                context)
-        }
-        let granted = principal.permissions
-        func has(_ names: [String]) -> Bool { names.contains { granted.contains($0.lowercased()) } }
-        let ownMailbox: Bool
-        let isApp: Bool
-        switch principal {
-        case .user(let id, _):
-            ownMailbox = id == route.mailboxUserID
-            isApp = false
-        case .app:
-            ownMailbox = false
-            isApp = true
-        }
-        let allowed: Bool
-        switch access {
-        case .readUser:
-            allowed =
-                ownMailbox
-                ? has(["User.Read", "User.ReadWrite", "User.ReadBasic.All", "User.Read.All", "Directory.Read.All"])
-                : has(["User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All", "Directory.Read.All"])
-            if !allowed {
-                return graphError(
-                    403, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.", context)
-            }
-            return nil
-        case .readMailboxSettings:
-            allowed = (ownMailbox || isApp) && has(["MailboxSettings.Read", "MailboxSettings.ReadWrite"])
-        case .readCalendars:
-            allowed =
-                ownMailbox || isApp
-                ? has(["Calendars.Read", "Calendars.ReadWrite", "Calendars.ReadBasic"])
-                : has(["Calendars.Read.Shared", "Calendars.ReadWrite.Shared"])
-        case .writeCalendars:
-            allowed = ownMailbox || isApp ? has(["Calendars.ReadWrite"]) : has(["Calendars.ReadWrite.Shared"])
-        }
-        if allowed { return nil }
-        return graphError(403, "ErrorAccessDenied", "Access is denied. Check credentials and try again.", context)
-    }
-
     /// Runs the endpoint a route names.
     func perform(_ route: GraphRoute, _ call: GraphCall, _ principal: Principal, _ context: RequestContext)
         -> LoopbackHTTPServer.Response
@@ -224,77 +162,4 @@ extension GraphStandIn {
         }
     }
 
-    // MARK: Paging and $select
-
-    /// One page of a collection: `$top` (default `defaultTop`, capped at `maxTop`), `$skip`, and an absolute
-    /// `@odata.nextLink` that repeats the request's own path and query with a `$skiptoken` added.
-    func page(
-        _ items: [[String: Any]], _ call: GraphCall, _ context: RequestContext, defaultTop: Int, maxTop: Int,
-        contextPath: String
-    ) -> LoopbackHTTPServer.Response {
-        page(
-            count: items.count, render: { Array(items[$0]) }, call, context, defaultTop: defaultTop, maxTop: maxTop,
-            contextPath: contextPath)
-    }
-
-    /// Like `page(_:…)`, rendering only the items of the page (`render` gets their index range).
-    func page(
-        count: Int, render: (Range<Int>) -> [[String: Any]], _ call: GraphCall, _ context: RequestContext,
-        defaultTop: Int, maxTop: Int, contextPath: String
-    ) -> LoopbackHTTPServer.Response {
-        var top = defaultTop
-        if let raw = call.query["$top"] {
-            guard let value = Int(raw), value >= 0 else {
-                return graphError(400, "BadRequest", "Invalid value '\(raw)' for query option '$top'.", context)
-            }
-            top = min(value, maxTop)
-        }
-        var offset = 0
-        if let raw = call.query["$skip"] {
-            guard let value = Int(raw), value >= 0 else {
-                return graphError(400, "BadRequest", "Invalid value '\(raw)' for query option '$skip'.", context)
-            }
-            offset = value
-        }
-        if let token = call.query["$skiptoken"] {
-            guard let stored = locked({ $0.skipTokens[token] }) else {
-                return graphError(400, "BadRequest", "The skip token '\(token)' is not valid.", context)
-            }
-            offset = stored
-        }
-        let end = min(count, offset + top)
-        let slice = offset < end ? render(offset..<end) : []
-        var body: [String: Any] = [
-            "@odata.context": baseURL + "/$metadata#\(contextPath)",
-            "value": slice.map { select($0, call) },
-        ]
-        if end < count && top > 0 {
-            let token = Self.randomToken(length: 24)
-            locked { $0.skipTokens[token] = end }
-            body["@odata.nextLink"] = nextLink(call, skipToken: token)
-        }
-        return graphJSON(200, body)
-    }
-
-    /// The request's own URL with `$skiptoken` (and any `$skip`) replaced, absolute, query kept as sent.
-    func nextLink(_ call: GraphCall, skipToken: String) -> String {
-        let kept = call.rawQuery.split(separator: "&").filter { pair in
-            let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            let decoded = (name.removingPercentEncoding ?? name).lowercased()
-            return decoded != "$skiptoken" && decoded != "$skip"
-        }
-        let query = (kept + ["%24skiptoken=\(skipToken)"]).joined(separator: "&")
-        let origin = locked { $0.nextLinkOrigin } ?? server.baseURL
-        return origin + call.rawPath + "?" + query
-    }
-
-    /// Keeps only the `$select`ed properties (plus `id` and OData annotations); everything without `$select`.
-    func select(_ item: [String: Any], _ call: GraphCall) -> [String: Any] {
-        guard let raw = call.query["$select"], !raw.isEmpty else { return item }
-        let wanted = Set(raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
-        return item.filter { key, _ in
-            key == "id" || key.hasPrefix("@odata.") || key == "singleValueExtendedProperties"
-                || wanted.contains(key.lowercased())
-        }
-    }
 }

@@ -232,28 +232,10 @@ extension GraphStandIn {
             return (owner, calendar)
         }
         guard let (owner, calendar) = found else {
-            return graphError(404, "ErrorItemNotFound", "The specified object was not found in the store.", context)
+            return notFound(context)
         }
         var json = calendarJSON(calendar, owner: owner)
         json["@odata.context"] = baseURL + "/$metadata#users('\(owner.id)')/calendars/$entity"
         return graphJSON(200, select(json, call))
-    }
-}
-
-extension GraphStandIn.State {
-    /// A user by id, UPN or mail; nil key means the first user.
-    func user(_ key: String?) -> StandInUser? {
-        guard let key else { return users.first }
-        return users.first { $0.matches(key) }
-    }
-
-    func defaultCalendar(of userID: String) -> StandInCalendar? {
-        calendars.first { $0.userID == userID && $0.isDefault } ?? calendars.first { $0.userID == userID }
-    }
-
-    /// A calendar of that user by id; nil id means the default calendar.
-    func calendar(_ id: String?, of userID: String) -> StandInCalendar? {
-        guard let id else { return defaultCalendar(of: userID) }
-        return calendars.first { $0.userID == userID && $0.id == id }
     }
 }

@@ -1,6 +1,5 @@
-// Stands in for the speed of Graph's serializer and id generator: a direct JSON writer for the stand-in's
-// `[String: Any]` values (Foundation's JSONSerialization bridges every value and is slow on Linux, which
-// made 1,000-event pages take most of a second) and a fast random source for ids, tokens and change keys.
+// Graph's answers are written by a direct JSON writer for the stand-in's `[String: Any]` values, not by
+// Foundation's JSONSerialization, which bridges every value and is too slow on Linux for 1,000-event pages.
 import Foundation
 
 extension GraphStandIn {
@@ -109,38 +108,4 @@ extension GraphStandIn {
         }
         bytes.append(0x22)
     }
-
-    // MARK: Randomness
-
-    /// SplitMix64 seeded once from the system generator: ids and tokens need to be unique and unguessable
-    /// within a test run, not cryptographically strong, and the system generator costs a system call a draw.
-    final class FastRandom: @unchecked Sendable {
-        private let lock = NSLock()
-        private var state = UInt64.random(in: .min ... .max)
-
-        func next() -> UInt64 {
-            lock.withLock {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-        }
-
-        func bytes(_ count: Int) -> [UInt8] {
-            var result: [UInt8] = []
-            result.reserveCapacity(count + 8)
-            while result.count < count {
-                var word = next()
-                for _ in 0..<8 {
-                    result.append(UInt8(truncatingIfNeeded: word))
-                    word >>= 8
-                }
-            }
-            return Array(result.prefix(count))
-        }
-    }
-
-    static let random = FastRandom()
 }
