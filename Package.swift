@@ -51,23 +51,30 @@ let package = Package(
             name: "GraphICSMain",
             dependencies: ["GraphICSCommands", "CGlibc"]
         ),
+        // Helpers the test targets share (the package's folders, iCalendar text, a locked value, running a
+        // program); no test framework in it.
+        .target(
+            name: "TestSupport",
+            dependencies: [],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "ICalBridgeTests",
-            dependencies: ["ICalBridge"]
+            dependencies: ["ICalBridge", "TestSupport"]
         ),
         .testTarget(
             name: "GraphICSTests",
-            dependencies: ["GraphICS", "GraphStandIn"]
+            dependencies: ["GraphICS", "GraphStandIn", "TestSupport"]
         ),
         // Runs the built binary: exit statuses, signals, the stand-in.
         .testTarget(
             name: "GraphICSCLITests",
-            dependencies: ["GraphICSMain", "GraphICS", "GraphStandIn"]
+            dependencies: ["GraphICSMain", "GraphICS", "GraphStandIn", "TestSupport"]
         ),
         // Parsing, help, completions and the manual page, in-process.
         .testTarget(
             name: "GraphICSCommandsTests",
-            dependencies: ["GraphICSCommands"],
+            dependencies: ["GraphICSCommands", "TestSupport"],
             exclude: ["Snapshots"]
         ),
     ],

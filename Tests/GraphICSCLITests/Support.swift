@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,21 +8,10 @@ import Testing
     import Darwin
 #endif
 
-/// The package's folders, found by walking up from this file.
+/// The package's folders.
 enum Package {
     /// The folder holding `Package.swift` and `fixtures/`.
-    static let root: URL = {
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while directory.path != "/" {
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path),
-                FileManager.default.fileExists(atPath: directory.appendingPathComponent("fixtures").path)
-            {
-                return directory
-            }
-            directory.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }()
+    static var root: URL { PackageRoot.url }
 
     /// `fixtures/<relativePath>`, e.g. `graph/dst-fold.json`.
     static func fixture(_ relativePath: String) -> URL {
@@ -109,24 +99,6 @@ enum StandardInput {
     case pipe(Data)
 }
 
-/// Data collected on another thread.
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage = Data()
-
-    var value: Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage
-    }
-
-    func set(_ data: Data) {
-        lock.lock()
-        defer { lock.unlock() }
-        storage = data
-    }
-}
-
 /// Seconds a run may take: generous for sanitizer builds on a busy machine; `GRAPH_ICS_TEST_TIMEOUT` overrides.
 let defaultTimeout: Double = ProcessInfo.processInfo.environment["GRAPH_ICS_TEST_TIMEOUT"].flatMap(Double.init) ?? 120
 
@@ -153,8 +125,8 @@ private func onThread(blocking signals: [Int32], exactly: Bool, _ body: @escapin
 /// A process and what it left behind, shared with the threads that start and drain it.
 private final class Child: @unchecked Sendable {
     let process = Process()
-    let output = LockedData()
-    let errors = LockedData()
+    let output = Locked(Data())
+    let errors = Locked(Data())
     var launchError: (any Error)?
 }
 
@@ -255,8 +227,7 @@ func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
 enum ICalendarText {
     /// Content lines with folds undone (CRLF followed by a space or tab).
     static func unfoldedLines(_ text: String) -> [String] {
-        text.replacing("\r\n ", with: "").replacing("\r\n\t", with: "")
-            .split(separator: "\r\n", omittingEmptySubsequences: true).map(String.init)
+        ICalendarLines.unfolded(text)
     }
 
     /// The VEVENTs, each as its own unfolded lines (lines of nested components such as VALARM left out).
@@ -285,9 +256,7 @@ enum ICalendarText {
 
     /// The text with every `DTSTAMP:` line (the time of the conversion) replaced by a fixed one.
     static func normalisingTimestamps(_ text: String) -> String {
-        text.split(separator: "\r\n", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix("DTSTAMP:") ? "DTSTAMP:<normalised>" : String($0) }
-            .joined(separator: "\r\n")
+        ICalendarLines.normalisingTimestamps(text)
     }
 
     /// One VEVENT's properties.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GraphICSCommands
@@ -25,7 +26,7 @@ import Testing
     }
 
     /// Writes `script` to a temporary file and runs `shell -n` on it.
-    static func syntaxCheck(_ shell: String, _ script: String) throws -> ShellRun {
+    static func syntaxCheck(_ shell: String, _ script: String) throws -> ProgramRun {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("graph-ics-completion-\(UUID())")
         try Data(script.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

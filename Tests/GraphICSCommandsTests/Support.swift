@@ -51,54 +51,6 @@ enum Snapshot {
     }
 }
 
-/// What a program printed and how it ended.
-struct ShellRun {
-    var status: Int32
-    var out: String
-    var err: String
-}
-
-/// Runs `executable` with `arguments`, reading both pipes before waiting.
-func runProgram(_ executable: String, _ arguments: [String], input: String = "") throws -> ShellRun {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let errData = Locked(Data())
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-        errData.set(stderr.fileHandleForReading.readDataToEndOfFile())
-        done.signal()
-    }.start()
-    let outData = stdout.fileHandleForReading.readDataToEndOfFile()
-    done.wait()
-    process.waitUntilExit()
-    return ShellRun(
-        status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
-        err: String(decoding: errData.value, as: UTF8.self))
-}
-
-/// A value handed between threads.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) { stored = value }
-
-    var value: Value { lock.withLock { stored } }
-
-    func set(_ value: Value) { lock.withLock { stored = value } }
-}
-
-/// The path of an installed program, if there is one.
 /// The path of a program the tests run (bash, zsh, fish, groff: `scripts/setup` installs them); nil, and
 /// so a failed `#require`, when it is missing.
 func installed(_ name: String) -> String? {

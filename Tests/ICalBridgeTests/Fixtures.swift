@@ -1,21 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ICalBridge
 
 /// The project's `fixtures/` folder, found by walking up from this file.
 enum Fixtures {
-    static let root: URL = {
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("fixtures")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("graph").path) {
-                return candidate
-            }
-            directory.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: "fixtures")
-    }()
+    static var root: URL { PackageRoot.fixtures }
 
     /// Base names of the Graph JSON fixtures that have golden `.ics` partners.
     static var graphNames: [String] {
@@ -79,8 +70,6 @@ enum Fixtures {
 
     /// Replaces the value of every DTSTAMP line, so that goldens do not depend on the clock.
     static func normalisingTimestamps(_ text: String) -> String {
-        text.split(separator: "\r\n", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix("DTSTAMP:") ? "DTSTAMP:<normalised>" : String($0) }
-            .joined(separator: "\r\n")
+        ICalendarLines.normalisingTimestamps(text)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import TestSupport
 import Testing
 
 @testable import GraphICS
@@ -10,7 +11,7 @@ import Testing
     static let clientID = "9f8e7d6c-aaaa-bbbb-cccc-000011112222"
 
     /// Real time, but polling waits are recorded and shortened to 10 ms.
-    static func quickClock(_ sleeps: LockedBox<[Duration]>) -> AuthClock {
+    static func quickClock(_ sleeps: Locked<[Duration]>) -> AuthClock {
         AuthClock(
             now: { Date() },
             sleep: { duration in
@@ -48,17 +49,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = try Self.configuration(standIn, directory: directory)
         let transport = CurlTransport()
-        let sleeps = LockedBox<[Duration]>([])
+        let sleeps = Locked<[Duration]>([])
         let clock = Self.quickClock(sleeps)
 
-        let prompts = LockedBox<[DeviceCodePrompt]>([])
+        let prompts = Locked<[DeviceCodePrompt]>([])
         let tokens = try DeviceCodeSignIn(
             configuration: configuration, need: .write, transport: transport, clock: clock
         )
         .signIn { prompt in prompts.mutate { $0.append(prompt) } }
-        let prompt = try #require(prompts.current.first)
+        let prompt = try #require(prompts.value.first)
         #expect(prompt.message.contains(prompt.userCode))
-        #expect(sleeps.current == [.seconds(5), .seconds(5), .seconds(10)])
+        #expect(sleeps.value == [.seconds(5), .seconds(5), .seconds(10)])
         #expect(standIn.devicePollTimes.count == 3)
         #expect(tokens.accountKey == "127.0.0.1:\(standIn.server.port)/common/\(Self.clientID)")
         #expect(AccessNeed.write.isSatisfied(by: tokens.scopes))
@@ -110,7 +111,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = try Self.configuration(standIn, directory: directory)
         let transport = CurlTransport()
-        let clock = Self.quickClock(LockedBox([]))
+        let clock = Self.quickClock(Locked([]))
         let tokens = try DeviceCodeSignIn(configuration: configuration, need: .read, transport: transport, clock: clock)
             .signIn { _ in }
         let store = TokenStore(configuration: configuration)
@@ -132,7 +133,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let signIn = DeviceCodeSignIn(
             configuration: try Self.configuration(standIn, directory: directory), need: .read,
-            transport: CurlTransport(), clock: Self.quickClock(LockedBox([])))
+            transport: CurlTransport(), clock: Self.quickClock(Locked([])))
         let thrown = #expect(throws: AuthError.self) { try signIn.signIn { _ in } }
         #expect(thrown?.code == .declined)
     }
@@ -150,7 +151,7 @@ import Testing
         let source = try TokenSourceFactory.make(
             need: .write, user: "ada@contoso.test", configuration: configuration,
             environment: ["GRAPH_ICS_CLIENT_SECRET": AuthFixtures.clientSecret], transport: transport,
-            clock: Self.quickClock(LockedBox([])))
+            clock: Self.quickClock(Locked([])))
         let token = try source.accessToken()
         #expect(try Self.get("/users/ada@contoso.test", standIn, token: token, transport: transport).status == 200)
         let request = try #require(standIn.requests.first { $0.path.hasSuffix("/oauth2/v2.0/token") })

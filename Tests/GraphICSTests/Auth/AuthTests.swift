@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GraphICS
@@ -125,15 +126,6 @@ enum AuthFixtures {
     }
 }
 
-/// Collects results from several threads.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
-    var current: Value { lock.withLock { value } }
-}
-
 @Suite struct AuthTests {
     // MARK: Device code
 
@@ -153,11 +145,11 @@ final class LockedBox<Value>: @unchecked Sendable {
             transport: transport,
             clock: clock.clock
         )
-        let prompts = LockedBox<[DeviceCodePrompt]>([])
+        let prompts = Locked<[DeviceCodePrompt]>([])
         let tokens = try signIn.signIn { prompt in prompts.mutate { $0.append(prompt) } }
 
-        let prompt = try #require(prompts.current.first)
-        #expect(prompts.current.count == 1)
+        let prompt = try #require(prompts.value.first)
+        #expect(prompts.value.count == 1)
         #expect(prompt.userCode == "ABCD1234")
         #expect(prompt.verificationURI == "https://microsoft.com/devicelogin")
         #expect(prompt.message.contains("ABCD1234"))
@@ -468,7 +460,7 @@ final class LockedBox<Value>: @unchecked Sendable {
         let directory = try AuthFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = ManualAuthClock()
-        let refreshes = LockedBox(0)
+        let refreshes = Locked(0)
         let transport = FakeTransport { request in
             refreshes.mutate { $0 += 1 }
             Thread.sleep(forTimeInterval: 0.03)  // let the other threads pile up on the lock
@@ -477,7 +469,7 @@ final class LockedBox<Value>: @unchecked Sendable {
         let source = RefreshingTokenSource(
             account: AuthFixtures.account(expiresAt: clock.now.addingTimeInterval(3000)),
             store: TokenStore(directory: directory), transport: transport, clock: clock.clock)
-        let results = LockedBox<[String]>([])
+        let results = Locked<[String]>([])
         let group = DispatchGroup()
         let start = DispatchSemaphore(value: 0)
         for _ in 0..<8 {
@@ -491,9 +483,9 @@ final class LockedBox<Value>: @unchecked Sendable {
         }
         for _ in 0..<8 { start.signal() }
         group.wait()
-        #expect(refreshes.current == 1)
+        #expect(refreshes.value == 1)
         #expect(source.refreshCount == 1)
-        #expect(results.current == Array(repeating: AuthFixtures.accessToken2, count: 8))
+        #expect(results.value == Array(repeating: AuthFixtures.accessToken2, count: 8))
     }
 
     @Test("rejecting the new token again refreshes again; an older token gets the current one")

@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+
+/// Helpers that several test targets share: where the package is, iCalendar text as tests compare it, a
+/// value handed between threads. No test framework here, so that any target can use it.
+public enum PackageRoot {
+    /// The folder holding `Package.swift` and `fixtures/`, found by walking up from this file.
+    public static let url: URL = {
+        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while directory.path != "/" {
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path),
+                FileManager.default.fileExists(atPath: directory.appendingPathComponent("fixtures").path)
+            {
+                return directory
+            }
+            directory.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    /// `fixtures/`.
+    public static var fixtures: URL { url.appendingPathComponent("fixtures") }
+}
+
+/// iCalendar text as the tests compare it.
+public enum ICalendarLines {
+    /// The text with every `DTSTAMP:` line (the time of the conversion) replaced by a fixed one, so that a
+    /// comparison with a golden file does not depend on the clock.
+    public static func normalisingTimestamps(_ text: String) -> String {
+        text.split(separator: "\r\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("DTSTAMP:") ? "DTSTAMP:<normalised>" : String($0) }
+            .joined(separator: "\r\n")
+    }
+
+    /// Content lines with folds undone (CRLF followed by a space or tab), empty lines left out.
+    public static func unfolded(_ text: String) -> [String] {
+        text.replacing("\r\n ", with: "").replacing("\r\n\t", with: "")
+            .split(separator: "\r\n", omittingEmptySubsequences: true).map(String.init)
+    }
+}
+
+/// A value handed between threads.
+public final class Locked<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    public init(_ value: Value) {
+        storage = Mutex(value)
+    }
+
+    public var value: Value { storage.withLock { $0 } }
+
+    public func set(_ value: Value) {
+        storage.withLock { $0 = value }
+    }
+
+    public func mutate(_ body: (inout Value) -> Void) {
+        storage.withLock { body(&$0) }
+    }
+}
+
+/// What a program printed and how it ended.
+public struct ProgramRun: Sendable {
+    public var status: Int32
+    public var out: String
+    public var err: String
+}
+
+/// Runs `executable` with `arguments` and `input` on standard input, reading both pipes before waiting
+/// (a child blocked on a full pipe would never exit).
+public func runProgram(_ executable: String, _ arguments: [String], input: String = "") throws -> ProgramRun {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let errData = Locked(Data())
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        errData.set(stderr.fileHandleForReading.readDataToEndOfFile())
+        done.signal()
+    }.start()
+    let outData = stdout.fileHandleForReading.readDataToEndOfFile()
+    done.wait()
+    process.waitUntilExit()
+    return ProgramRun(
+        status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
+        err: String(decoding: errData.value, as: UTF8.self))
+}
