@@ -217,7 +217,7 @@ struct EventDecoder {
                 let value = TimeValue(civil: occurrence, isDate: false, isUTC: start.isUTC, tzid: start.tzid)
                 guard let placed = place(value, context: &context) else { continue }
                 payload.start = placed.graph
-                payload.end = Self.graphTime(placed.instant + duration, zone: placed.graphZone)
+                payload.end = GraphDateTimeTimeZone(instant: placed.instant + duration, graphZone: placed.graphZone)
             }
             result.append(
                 PlannedEvent(
@@ -463,7 +463,7 @@ struct EventDecoder {
             }
             endDate = start.civil.date.adding(days: 1)
         }
-        let zone = options.userZone.flatMap(Self.windowsName) ?? "UTC"
+        let zone = options.userZone?.windowsName ?? "UTC"
         event.isAllDay = true
         event.start = GraphDateTimeTimeZone(dateTime: start.civil.date.description, timeZone: zone)
         event.end = GraphDateTimeTimeZone(dateTime: endDate.description, timeZone: zone)
@@ -507,7 +507,7 @@ struct EventDecoder {
         }
         event.isAllDay = false
         event.start = placedStart.graph
-        event.end = Self.graphTime(endInstant, zone: endZone)
+        event.end = GraphDateTimeTimeZone(instant: endInstant, graphZone: endZone)
         context.durationSeconds = endInstant - placedStart.instant
         context.zoneForRecurrence = placedStart.graphZone.map { ResolvedZone.zone($0) } ?? .utc
         return true
@@ -531,7 +531,7 @@ struct EventDecoder {
             switch sourceZone(tzid, context: &context) {
             case .known(let zone):
                 instant = zone.instant(forLocal: value.civil)
-                if case .zone(let ical) = zone { graphZone = Self.graphZone(for: ical) }
+                graphZone = zone.graphZone
             case .embedded(let embedded):
                 instant = embedded.instant(forLocal: value.civil)
             case .unknown:
@@ -540,36 +540,14 @@ struct EventDecoder {
             }
         } else if let user = options.userZone {
             instant = user.instant(forLocal: value.civil)
-            if case .zone(let ical) = user { graphZone = Self.graphZone(for: ical) }
+            graphZone = user.graphZone
         } else {
             context.warningOnce("floating time (no TZID, no Z) read as UTC; give your zone with --tz")
             instant = value.civil.secondsSinceEpoch
         }
-        return Placed(instant: instant, graphZone: graphZone, graph: Self.graphTime(instant, zone: graphZone))
-    }
-
-    /// The zone whose Windows name Graph will get: the CLDR default zone of the zone's Windows name, or
-    /// nil (UTC) when the zone has no Windows name.
-    static func graphZone(for zone: ICalZone) -> ICalZone? {
-        guard let windows = WindowsZones.windows(forIANA: zone.name), let iana = WindowsZones.iana(forWindows: windows)
-        else { return nil }
-        return ICalZone.named(iana)
-    }
-
-    static func windowsName(_ zone: ResolvedZone) -> String? {
-        switch zone {
-        case .utc: return "UTC"
-        case .zone(let ical): return WindowsZones.windows(forIANA: ical.name)
-        }
-    }
-
-    /// Graph's form of an instant in a zone: local time there with the zone's Windows name, or UTC.
-    static func graphTime(_ instant: Int64, zone: ICalZone?) -> GraphDateTimeTimeZone {
-        guard let zone, let windows = WindowsZones.windows(forIANA: zone.name) else {
-            return GraphDateTimeTimeZone(
-                dateTime: CivilDateTime(secondsSinceEpoch: instant).description, timeZone: "UTC")
-        }
-        return GraphDateTimeTimeZone(dateTime: zone.localTime(at: instant).description, timeZone: windows)
+        return Placed(
+            instant: instant, graphZone: graphZone, graph: GraphDateTimeTimeZone(instant: instant, graphZone: graphZone)
+        )
     }
 
     /// The time-zone ladder of DESIGN.md for one TZID, remembered per file.
