@@ -13,36 +13,12 @@ public struct ImportItem: Sendable {
     }
 }
 
-/// How `graph-ics import` treats the events it imports.
-public struct ImportSettings: Sendable, Equatable {
-    /// What to do with an event an earlier import already created (`--on-duplicate`).
-    public enum DuplicatePolicy: String, Sendable, Equatable, CaseIterable {
-        /// Leave it alone (the default).
-        case skip
-        /// Change it to the file's version when the file's SEQUENCE (or, with an equal SEQUENCE, its DTSTAMP)
-        /// is newer than the one stored with it.
-        case update
-        /// Create another copy, with a fresh `transactionId` so Graph does not take it for a retry.
-        case new
-    }
-
-    /// The calendar to import into; `nil` for the default calendar.
-    public var calendarID: String?
-    public var onDuplicate: DuplicatePolicy
-    /// `--as-meeting --yes`: the attendees of the plan are sent (Graph mails each one an invitation), and
-    /// cancelling or changing a meeting notifies its attendees. Off: graph-ics sends no attendees and refuses
-    /// to change, delete or cancel an event that has any, so nobody is ever mailed.
-    public var notifiesAttendees: Bool
-
-    public init(calendarID: String? = nil, onDuplicate: DuplicatePolicy = .skip, notifiesAttendees: Bool = false) {
-        self.calendarID = calendarID
-        self.onDuplicate = onDuplicate
-        self.notifiesAttendees = notifiesAttendees
-    }
-}
-
 /// `graph-ics import` against Microsoft Graph: creates, updates or cancels the events of an ``ImportPlan``
 /// idempotently, in `$batch` requests.
+///
+/// The events are sent as planned: their payloads are final, and the run's ``ImportSettings`` are the ones
+/// they were planned with (``PlannedEvent/settings``). An event planned with other settings than the first
+/// event of the run is not imported; it is reported as failed.
 ///
 /// For each planned event the importer
 /// 1. looks up the events an earlier import created from the same source identity (UID, and RECURRENCE-ID
@@ -62,8 +38,9 @@ public struct ImportSettings: Sendable, Equatable {
 ///    for a series that a re-run skips as already imported, so an import interrupted between creating a
 ///    series and finishing it is completed by running it again.
 ///
-/// Nobody is mailed unless ``ImportSettings/notifiesAttendees``: payloads carry no attendees, and an event
-/// found with attendees is neither changed nor deleted (that would notify them); it is reported as failed.
+/// Nobody is mailed unless ``ImportSettings/notifiesAttendees``: payloads then carry no attendees, and an
+/// event found with attendees is neither changed nor deleted (that would notify them); it is reported as
+/// failed.
 ///
 /// The requests go through the ``GraphClient``: at most four in flight for the mailbox, Retry-After honoured
 /// (inner throttled requests of a batch are retried by the client). A failure of a whole request (Graph
@@ -74,51 +51,12 @@ public struct ImportSettings: Sendable, Equatable {
 /// at a time.
 public final class EventImporter: Sendable {
     public let client: GraphClient
-    public let settings: ImportSettings
 
-    public init(client: GraphClient, settings: ImportSettings = ImportSettings()) {
+    public init(client: GraphClient) {
         self.client = client
-        self.settings = settings
     }
 
-    // MARK: Payloads
-
-    /// `event` with the payload graph-ics sends to create it (what `import --dry-run` prints): the source
-    /// version in a second extended property; the `transactionId` of the source identity, mixed with the
-    /// calendar's id when one is chosen and made unique for `--on-duplicate new`; no attendees unless
-    /// `settings.notifiesAttendees` (also in the changes of occurrence follow-ups).
-    public static func prepared(_ event: PlannedEvent, settings: ImportSettings) -> PlannedEvent {
-        var event = event
-        let key = ImportIdentity.key(uid: event.sourceUID, recurrenceID: event.recurrenceID)
-        var properties = (event.payload.singleValueExtendedProperties ?? []).filter {
-            $0.id != ImportIdentity.versionPropertyID
-        }
-        if !properties.contains(where: { $0.id == ImportIdentity.propertyID }) {
-            properties.insert(GraphSingleValueExtendedProperty(id: ImportIdentity.propertyID, value: key), at: 0)
-        }
-        properties.append(
-            GraphSingleValueExtendedProperty(
-                id: ImportIdentity.versionPropertyID,
-                value: ImportIdentity.version(sequence: event.sequence, timestamp: event.timestamp)))
-        event.payload.singleValueExtendedProperties = properties
-        switch (settings.onDuplicate, settings.calendarID) {
-        case (.new, _):
-            event.payload.transactionId = ImportIdentity.transactionID(for: key + "\n" + UUID().uuidString)
-        case (_, let calendarID?):
-            event.payload.transactionId = ImportIdentity.transactionID(for: key + "\n" + calendarID)
-        case (_, nil):
-            event.payload.transactionId = ImportIdentity.transactionID(for: key)
-        }
-        if !settings.notifiesAttendees {
-            event.payload.attendees = nil
-            event.followUps = event.followUps.map { step in
-                guard case .patchOccurrence(let start, var changes) = step else { return step }
-                changes.attendees = nil
-                return .patchOccurrence(originalStart: start, changes: changes)
-            }
-        }
-        return event
-    }
+    // MARK: Events
 
     /// Whether graph-ics treats `event` as a cancellation: METHOD:CANCEL, or STATUS:CANCELLED.
     public static func isCancellation(_ event: PlannedEvent) -> Bool {
@@ -130,7 +68,8 @@ public final class EventImporter: Sendable {
     /// Imports `items`, calling `onResult` with each event's result as soon as it is final (in the order
     /// they finish), and returns every result in input order.
     public func run(_ items: [ImportItem], onResult: @escaping (ImportResult) -> Void = { _ in }) -> ImportReport {
-        let run = ImportRun(importer: self, items: items, onResult: onResult)
+        let run = ImportRun(client: client, items: items, onResult: onResult)
+        run.refuseOtherSettings()
         do {
             try run.lookUp()
             try run.lookUpSeriesOfOccurrences()
@@ -141,37 +80,6 @@ public final class EventImporter: Sendable {
             return ImportReport(results: run.finalResults(), stoppedBy: error)
         }
         return ImportReport(results: run.finalResults())
-    }
-
-    // MARK: Requests
-
-    /// The lookup of the events whose identity property holds `key`, relative to the service root, for a
-    /// GET inside `$batch`: `$filter` on the identity property, the version property expanded.
-    func lookupURL(key: String) -> String {
-        let filter =
-            "singleValueExtendedProperties/Any(ep: ep/id eq \(GraphQuery.literal(ImportIdentity.propertyID))"
-            + " and ep/value eq \(GraphQuery.literal(key)))"
-        let query: [(name: String, value: String)] = [
-            ("$filter", filter),
-            (
-                "$expand",
-                "singleValueExtendedProperties($filter=id eq \(GraphQuery.literal(ImportIdentity.versionPropertyID)))"
-            ),
-            ("$select", "id,subject,type,isOrganizer,attendees"),
-            ("$top", "10"),
-        ]
-        return client.eventsPath(calendarID: settings.calendarID) + "?" + GraphQuery.queryString(query)
-    }
-
-    /// The occurrences of a series between `start` and `end`, relative to the service root.
-    func instancesURL(seriesID: String, start: Date, end: Date) -> String {
-        let query: [(name: String, value: String)] = [
-            ("startDateTime", GraphClient.iso8601(start)),
-            ("endDateTime", GraphClient.iso8601(end)),
-            ("$select", "id,type,originalStart,start,end,isAllDay"),
-            ("$top", "1000"),
-        ]
-        return client.eventPath(id: seriesID) + "/instances?" + GraphQuery.queryString(query)
     }
 }
 
@@ -285,11 +193,11 @@ enum FollowUpTime {
 /// The state of one ``EventImporter/run(_:onResult:)``: what was found, what is written, which results are
 /// final. Used on one thread.
 final class ImportRun {
-    let importer: EventImporter
     let client: GraphClient
+    /// The settings of the run: those the first event was planned with.
     let settings: ImportSettings
     let items: [ImportItem]
-    /// The events as they are sent (``EventImporter/prepared(_:settings:)``).
+    /// The events, sent as planned.
     let events: [PlannedEvent]
     /// The identity key of each event.
     let keys: [String]
@@ -333,12 +241,11 @@ final class ImportRun {
         var attendees: Int
     }
 
-    init(importer: EventImporter, items: [ImportItem], onResult: @escaping (ImportResult) -> Void) {
-        self.importer = importer
-        client = importer.client
-        settings = importer.settings
+    init(client: GraphClient, items: [ImportItem], onResult: @escaping (ImportResult) -> Void) {
+        self.client = client
+        settings = items.first?.event.settings ?? ImportSettings()
         self.items = items
-        events = items.map { EventImporter.prepared($0.event, settings: importer.settings) }
+        events = items.map(\.event)
         keys = items.map { ImportIdentity.key(uid: $0.event.sourceUID, recurrenceID: $0.event.recurrenceID) }
         self.onResult = onResult
         results = Array(repeating: nil, count: items.count)
@@ -366,6 +273,17 @@ final class ImportRun {
         _ index: Int, _ action: ImportResult.Action, eventID: String? = nil, error: String? = nil, note: String? = nil
     ) {
         finish(result(index, action, eventID: eventID, error: error, note: note), at: index)
+    }
+
+    /// Fails every event planned with other settings than the run's: its transactionId and attendees were
+    /// written for another calendar, duplicate policy or attendee choice.
+    func refuseOtherSettings() {
+        for index in items.indices where events[index].settings != settings {
+            finish(
+                index, .failed,
+                error: "planned for \(events[index].settings), but the run imports for \(settings) (the settings of"
+                    + " its first event); plan every file of one import with the same settings")
+        }
     }
 
     /// Marks every event not yet done as failed because of `error`, which stopped the run.
@@ -396,6 +314,37 @@ final class ImportRun {
         "Graph would notify them; run with --as-meeting --yes to allow that"
     }
 
+    // MARK: Requests
+
+    /// The lookup of the events whose identity property holds `key`, relative to the service root, for a
+    /// GET inside `$batch`: `$filter` on the identity property, the version property expanded.
+    func lookupURL(key: String) -> String {
+        let filter =
+            "singleValueExtendedProperties/Any(ep: ep/id eq \(GraphQuery.literal(ImportIdentity.propertyID))"
+            + " and ep/value eq \(GraphQuery.literal(key)))"
+        let query: [(name: String, value: String)] = [
+            ("$filter", filter),
+            (
+                "$expand",
+                "singleValueExtendedProperties($filter=id eq \(GraphQuery.literal(ImportIdentity.versionPropertyID)))"
+            ),
+            ("$select", "id,subject,type,isOrganizer,attendees"),
+            ("$top", "10"),
+        ]
+        return client.eventsPath(calendarID: settings.calendarID) + "?" + GraphQuery.queryString(query)
+    }
+
+    /// The occurrences of a series between `start` and `end`, relative to the service root.
+    func instancesURL(seriesID: String, start: Date, end: Date) -> String {
+        let query: [(name: String, value: String)] = [
+            ("startDateTime", GraphClient.iso8601(start)),
+            ("endDateTime", GraphClient.iso8601(end)),
+            ("$select", "id,type,originalStart,start,end,isAllDay"),
+            ("$top", "1000"),
+        ]
+        return client.eventPath(id: seriesID) + "/instances?" + GraphQuery.queryString(query)
+    }
+
     // MARK: 1. Lookups
 
     /// Looks up every event that needs it (cancellations always; creates unless `--on-duplicate new`) in
@@ -404,7 +353,7 @@ final class ImportRun {
         var firstByKey: [String: Int] = [:]
         var lookups: [BatchRequest] = []
         var lookedUp: [Int] = []
-        for index in items.indices {
+        for index in items.indices where results[index] == nil {
             let cancelling = EventImporter.isCancellation(items[index].event)
             if cancelling || settings.onDuplicate != .new {
                 let seenKey = (cancelling ? "cancel\n" : "create\n") + keys[index]
@@ -419,7 +368,7 @@ final class ImportRun {
                 continue
             }
             lookups.append(
-                BatchRequest(id: "\(lookups.count)", method: "GET", url: importer.lookupURL(key: keys[index])))
+                BatchRequest(id: "\(lookups.count)", method: "GET", url: lookupURL(key: keys[index])))
             lookedUp.append(index)
         }
         let answers = try client.batch(lookups)
@@ -489,7 +438,7 @@ final class ImportRun {
         let requests = occurrenceCancels.enumerated().map { position, index in
             BatchRequest(
                 id: "\(position)", method: "GET",
-                url: importer.lookupURL(key: ImportIdentity.key(uid: events[index].sourceUID, recurrenceID: nil)))
+                url: lookupURL(key: ImportIdentity.key(uid: events[index].sourceUID, recurrenceID: nil)))
         }
         let answers = try client.batch(requests)
         for (index, answer) in zip(occurrenceCancels, answers) {
@@ -546,10 +495,8 @@ final class ImportRun {
             }
         }
         for (index, targets) in updates {
-            var payload = events[index].payload
-            payload.transactionId = nil
             do {
-                let body = try payload.jsonPayload()
+                let body = try events[index].updatePayload.jsonPayload()
                 for target in targets {
                     requests.append(
                         BatchRequest(
@@ -665,7 +612,7 @@ final class ImportRun {
             return
         }
         provisional[index] = done
-        let sent = settings.notifiesAttendees ? (events[index].payload.attendees?.count ?? 0) : 0
+        let sent = events[index].payload.attendees?.count ?? 0
         series.append(
             SeriesTask(index: index, seriesID: id, steps: steps, mode: mode, attendees: max(sent, attendees)))
     }
@@ -695,7 +642,7 @@ final class ImportRun {
             requests.append(
                 BatchRequest(
                     id: "\(position)", method: "GET",
-                    url: importer.instancesURL(seriesID: task.seriesID, start: window.start, end: window.end)))
+                    url: instancesURL(seriesID: task.seriesID, start: window.start, end: window.end)))
         }
         let answers = try client.batch(requests)
         var failures: [Int: String] = [:]

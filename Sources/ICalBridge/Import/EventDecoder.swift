@@ -4,12 +4,14 @@ import Foundation
 /// The state of one import conversion: resolved zones per TZID, diagnostics.
 struct EventDecoder {
     let options: ImportOptions
+    let settings: ImportSettings
     var diagnostics: [Diagnostic] = []
     var zoneRules: [String: String] = [:]
     private var zones: [String: SourceZone] = [:]
 
-    init(options: ImportOptions) {
+    init(options: ImportOptions, settings: ImportSettings) {
         self.options = options
+        self.settings = settings
     }
 
     /// How a TZID of the file is understood.
@@ -32,12 +34,13 @@ struct EventDecoder {
 
     // MARK: Planning one VEVENT
 
-    /// The planned events for one VEVENT (several when its recurrence is expanded); empty with an error
-    /// when it cannot be imported.
+    /// The planned events for one VEVENT (several when its recurrence is expanded), finished for
+    /// ``settings``; empty with an error when it cannot be imported.
     mutating func plan(_ event: ICSDocument.Event, overrides: [ICSDocument.Event]) -> [PlannedEvent] {
         var context = Context(event: event, file: options.file)
-        let planned = plan(&context, overrides: overrides)
+        var planned = plan(&context, overrides: overrides)
         diagnostics += context.diagnostics
+        for index in planned.indices { ImportIdentity.identify(&planned[index]) }
         return planned
     }
 
@@ -46,7 +49,7 @@ struct EventDecoder {
         for problem in ICSDocument.errors(in: component) {
             context.warning("libical: \(problem)")
         }
-        guard var base = payload(&context) else { return [] }
+        guard let base = payload(&context) else { return [] }
         let uid = context.uid
         let recurrenceID = time(ICAL_RECURRENCEID_PROPERTY, in: component).map(Self.identityText)
         var planned = PlannedEvent(
@@ -59,14 +62,12 @@ struct EventDecoder {
             isCancelled: ICalComponent.value(of: "STATUS", in: component).map({
                 ICalText.equalsIgnoringASCIICase($0, "CANCELLED")
             }) == true,
-            followUps: []
+            followUps: [],
+            settings: settings
         )
         let rules = ICalComponent.values(of: "RRULE", in: component)
         let hasRDate = icalcomponent_get_first_property(component, ICAL_RDATE_PROPERTY) != nil
-        guard !rules.isEmpty || hasRDate, recurrenceID == nil else {
-            planned.payload = identify(base, key: ImportIdentity.key(uid: uid, recurrenceID: recurrenceID))
-            return [planned]
-        }
+        guard !rules.isEmpty || hasRDate, recurrenceID == nil else { return [planned] }
         guard let start = time(ICAL_DTSTART_PROPERTY, in: component) else { return [] }
         let zone = context.zoneForRecurrence
         if rules.count == 1, !hasRDate {
@@ -79,8 +80,7 @@ struct EventDecoder {
             )
             switch mapped {
             case .success(let recurrence):
-                base.recurrence = recurrence
-                planned.payload = identify(base, key: ImportIdentity.key(uid: uid, recurrenceID: nil))
+                planned.payload.recurrence = recurrence
                 planned.followUps = followUps(component, start: start, overrides: overrides, context: &context)
                 return [planned]
             case .failure(let unsupported):
@@ -221,27 +221,18 @@ struct EventDecoder {
             }
             result.append(
                 PlannedEvent(
-                    payload: identify(payload, key: ImportIdentity.key(uid: context.uid, recurrenceID: recurrenceID)),
+                    payload: payload,
                     sourceUID: context.uid,
                     recurrenceID: recurrenceID,
                     sequence: ICalComponent.value(of: "SEQUENCE", in: component).flatMap { Int($0) },
                     timestamp: ICalComponent.value(of: "DTSTAMP", in: component),
                     method: context.event.method,
                     isCancelled: false,
-                    followUps: []
+                    followUps: [],
+                    settings: settings
                 ))
         }
         return result
-    }
-
-    /// The payload with the identity property and transactionId set.
-    private func identify(_ event: GraphEvent, key: String) -> GraphEvent {
-        var event = event
-        event.singleValueExtendedProperties = [
-            GraphSingleValueExtendedProperty(id: ImportIdentity.propertyID, value: key)
-        ]
-        event.transactionId = ImportIdentity.transactionID(for: key)
-        return event
     }
 
     // MARK: The payload of one VEVENT
@@ -272,7 +263,7 @@ struct EventDecoder {
         }
         mapStatusProperties(&event, component: component)
         writeReminder(&event, component: component, context: &context)
-        if options.asMeeting { event.attendees = attendees(component) }
+        if settings.notifiesAttendees { event.attendees = attendees(component) }
         return event
     }
 
@@ -327,7 +318,7 @@ struct EventDecoder {
         {
             parts.append(url)
         }
-        if !options.asMeeting {
+        if !settings.notifiesAttendees {
             var people: [String] = []
             if let organizer = icalcomponent_get_first_property(component, ICAL_ORGANIZER_PROPERTY) {
                 people.append("Organizer: " + Self.person(organizer))
