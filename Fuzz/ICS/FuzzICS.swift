@@ -8,7 +8,7 @@ import ICalBridge
 private let userZone = ResolvedZone.iana("Europe/Berlin")
 
 /// Plans the import of one input and writes its payloads, with options taken from the input's last byte:
-/// bit 0 `asMeeting`, bit 1 `strict`, bit 2 a user zone. Errors are expected; crashes, hangs and leaks
+/// bit 0 `notifiesAttendees`, bit 1 `strict`, bit 2 a user zone. Errors are expected; crashes, hangs and leaks
 /// are the findings.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzICS(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -23,15 +23,15 @@ public func fuzzICS(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let flags = data.last ?? 0
     var options = ImportOptions(
         userZone: flags & 4 != 0 ? userZone : nil,
-        asMeeting: flags & 1 != 0,
         strict: flags & 2 != 0,
         file: "fuzz.ics"
     )
+    let settings = ImportSettings(notifiesAttendees: flags & 1 != 0)
     // The expansion limit is reached after 20 occurrences instead of 500: the limit and its warning are
     // still exercised, and an execution costs a fraction (occurrences 21…500 take the same code path).
     options.expansionLimit = 20
     do {
-        let plan = try ICSToGraph.plan(data, options: options)
+        let plan = try ICSToGraph.plan(data, options: options, settings: settings)
         _ = try plan.jsonData()
     } catch {
         // Refusing bad input with an error is the wanted outcome.

@@ -1,5 +1,4 @@
 import Foundation
-import GraphICS
 import ICalBridge
 
 /// `graph-ics convert`: offline conversion of saved Graph JSON into iCalendar.
@@ -134,22 +133,19 @@ struct ConvertCommand: Command {
     }
 
     private func convertICS(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
-        var options = ImportOptions(userZone: zone, asMeeting: asMeeting, strict: strict, file: name)
+        var options = ImportOptions(userZone: zone, strict: strict, file: name)
         options.expansionLimit = 500
-        var plan: ImportPlan
+        // What `import` sends into the default calendar with --on-duplicate skip.
+        let settings = ImportSettings(notifiesAttendees: asMeeting)
+        let plan: ImportPlan
         do {
-            let planned = try ICSToGraph.planKeepingSource(data, options: options)
+            let planned = try ICSToGraph.planKeepingSource(data, options: options, settings: settings)
             plan = planned.plan
             // The command ends right after writing: libical's trees need not be freed one by one first.
             ProcessEnd.keep(planned.source)
         } catch {
             throw CommandFailure(Self.status(for: error.code), error.description)
         }
-        // Exactly what `import` sends (with its default settings): identity and version properties,
-        // transactionId, attendees only with --as-meeting.
-        let settings = ImportSettings(notifiesAttendees: asMeeting)
-        let planned = plan.events
-        plan.events = Parallel.map(count: planned.count) { EventImporter.prepared(planned[$0], settings: settings) }
         Self.report(plan.diagnostics, terminal)
         if verbose {
             for (tzid, rule) in plan.zoneRules.sorted(by: { $0.key < $1.key }) {
@@ -172,7 +168,6 @@ struct ConvertCommand: Command {
             throw CommandFailure(Self.status(for: error.code), error.description)
         }
         // Nor need the planned events be freed one by one before the process ends.
-        ProcessEnd.keep(planned)
         ProcessEnd.keep(plan.events)
         if verbose || failed > 0 {
             terminal.note(

@@ -126,7 +126,8 @@ struct ImportCommand: Command {
         let needsConfirmation = asMeeting && !confirmed && !dryRun
         let canPrompt = terminal.stdinIsTerminal && !inputs.contains("-")
         if needsConfirmation && !canPrompt {
-            let planned = plan(readable, zone: zone ?? .utc, terminal, quiet: true)
+            let planned = plan(
+                readable, zone: zone ?? .utc, ImportSettings(notifiesAttendees: asMeeting), terminal, quiet: true)
             listInvitations(planned.items, terminal)
             terminal.error(
                 "--as-meeting makes Graph mail the attendees; nothing was imported. Add --yes to confirm, or"
@@ -139,15 +140,15 @@ struct ImportCommand: Command {
             dryRun && zone != nil && calendar == nil
             ? nil : try Session.open(connection, need: dryRun ? .read : .write, terminal: terminal)
         let userZone = try session?.mailboxZone(override: zone, terminal: terminal) ?? zone ?? .utc
-        let planned = plan(readable, zone: userZone, terminal, quiet: false)
+        let calendarID = try session.flatMap { try CalendarChoice.id(for: calendar, in: $0.client) }
+        let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
+        let planned = plan(readable, zone: userZone, settings, terminal, quiet: false)
         failures += planned.failures
         let planningFailed = !failures.isEmpty
         guard !planned.items.isEmpty else {
             terminal.note("nothing to import: no usable event in the input")
             return worstInputStatus == .inputMissing && planned.failures.isEmpty ? .inputMissing : .badInput
         }
-        let calendarID = try session.flatMap { try CalendarChoice.id(for: calendar, in: $0.client) }
-        let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
 
         if asMeeting {
             listInvitations(planned.items, terminal)
@@ -162,7 +163,7 @@ struct ImportCommand: Command {
 
         if dryRun {
             var plan = ImportPlan()
-            plan.events = planned.items.map { EventImporter.prepared($0.event, settings: settings) }
+            plan.events = planned.items.map(\.event)
             do {
                 var data = try plan.jsonData()
                 data.append(0x0A)
@@ -175,7 +176,7 @@ struct ImportCommand: Command {
         }
 
         guard let session else { return .usage }
-        let importer = EventImporter(client: session.client, settings: settings)
+        let importer = EventImporter(client: session.client)
         let report = importer.run(planned.items) { result in
             terminal.err(result.line)
         }
@@ -197,15 +198,15 @@ struct ImportCommand: Command {
 
     /// The events of every file, with the diagnostics printed and the events that failed as results.
     private func plan(
-        _ inputs: [Input], zone: ResolvedZone, _ terminal: Terminal, quiet: Bool
+        _ inputs: [Input], zone: ResolvedZone, _ settings: ImportSettings, _ terminal: Terminal, quiet: Bool
     ) -> (items: [ImportItem], failures: [ImportResult]) {
         var items: [ImportItem] = []
         var failures: [ImportResult] = []
         for input in inputs {
-            let options = ImportOptions(userZone: zone, asMeeting: asMeeting, file: input.name)
+            let options = ImportOptions(userZone: zone, file: input.name)
             let plan: ImportPlan
             do {
-                plan = try ICSToGraph.plan(input.data, options: options)
+                plan = try ICSToGraph.plan(input.data, options: options, settings: settings)
             } catch {
                 if !quiet { terminal.error(error.description) }
                 failures.append(ImportResult(file: input.name, uid: "", action: .failed, error: error.description))

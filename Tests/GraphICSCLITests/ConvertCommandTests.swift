@@ -36,15 +36,28 @@ import Testing
 
     @Test(
         "convert --to graph-json prints exactly the payloads import --dry-run would send",
-        arguments: ["train-ticket.ics", "cinema-ticket.ics", "concert.ics", "meetup-series.ics"])
-    func convertMatchesImportDryRun(name: String) throws {
+        arguments: [
+            "train-ticket.ics", "cinema-ticket.ics", "concert.ics", "invitation-request.ics", "meetup-series.ics",
+        ], [[], ["--as-meeting"]])
+    func convertMatchesImportDryRun(name: String, flags: [String]) throws {
         let file = Package.root.appendingPathComponent("fixtures/import/\(name)").path
-        let converted = try graphICS(["convert", file, "--to", "graph-json", "--tz", "Europe/Berlin"])
-        let dryRun = try graphICS(["import", "--dry-run", "--tz", "Europe/Berlin", file])
+        let converted = try graphICS(["convert", file, "--to", "graph-json", "--tz", "Europe/Berlin"] + flags)
+        let dryRun = try graphICS(["import", "--dry-run", "--tz", "Europe/Berlin"] + flags + [file])
         #expect(converted.status == 0, "\(converted.err)")
         #expect(dryRun.status == 0, "\(dryRun.err)")
         #expect(converted.out.contains("graph-ics.source-version"))
         #expect(converted.out == dryRun.out)
+        // Attendees are sent only with --as-meeting; otherwise they are written into the body.
+        if flags.isEmpty { #expect(!converted.out.contains(#""attendees": [\#n"#)) }
+        if name == "invitation-request.ics" {
+            #expect(converted.out.contains(#""attendees": [\#n"#) == !flags.isEmpty)
+            #expect(converted.out.contains("Attendees: ") == flags.isEmpty)
+        }
+        if name == "meetup-series.ics" {
+            // The EXDATE and the RECURRENCE-ID override become follow-ups of the series.
+            #expect(converted.out.contains(#""action": "cancelOccurrence""#))
+            #expect(converted.out.contains(#""action": "patchOccurrence""#))
+        }
     }
 
     @Test("--version prints the version and the release of the zone database it reads")

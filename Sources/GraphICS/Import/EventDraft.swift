@@ -92,23 +92,15 @@ public struct EventDraft: Sendable, Equatable {
         return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     }
 
-    /// Graph's `{dateTime, timeZone}` for an instant: local time in the CLDR default zone of `zone`'s
-    /// Windows name, with that Windows name; UTC when the zone has none.
+    /// Graph's `{dateTime, timeZone}` for an instant (``GraphDateTimeTimeZone/init(instant:in:)``).
     static func graphTime(_ instant: Int64, in zone: ResolvedZone) -> [String: String] {
-        guard case .zone(let ical) = zone, let windows = WindowsZones.windows(forIANA: ical.name),
-            let canonical = WindowsZones.iana(forWindows: windows).flatMap(ICalZone.named)
-        else {
-            return ["dateTime": CivilDateTime(secondsSinceEpoch: instant).description, "timeZone": "UTC"]
-        }
-        return ["dateTime": canonical.localTime(at: instant).description, "timeZone": windows]
+        let time = GraphDateTimeTimeZone(instant: instant, in: zone)
+        return ["dateTime": time.dateTime ?? "", "timeZone": time.timeZone ?? "UTC"]
     }
 
-    /// The Windows name of a zone (`UTC` for UTC), or nil when CLDR has none.
+    /// The Windows name of a zone (`UTC` for UTC), or nil when CLDR has none (``ResolvedZone/windowsName``).
     public static func windowsName(of zone: ResolvedZone) -> String? {
-        switch zone {
-        case .utc: return "UTC"
-        case .zone(let ical): return WindowsZones.windows(forIANA: ical.name)
-        }
+        zone.windowsName
     }
 
     // MARK: Reading what the user typed

@@ -4,31 +4,35 @@ import Foundation
 /// Turns the VEVENTs of an `.ics` file into an ``ImportPlan``: Graph payloads with exact instants and Windows
 /// zone names, ticket-safe by default, recurrences mapped or expanded, never approximated.
 public enum ICSToGraph {
-    /// Reads `data` (named `options.file`) and plans the import; libical's trees of the file are freed
-    /// before it returns.
+    /// Reads `data` (named `options.file`) and plans its import with `settings`; libical's trees of the file
+    /// are freed before it returns. The plan is final: each event carries `settings` and its payload is what
+    /// `import` sends with them (identity and version properties, transactionId, attendees only when
+    /// ``ImportSettings/notifiesAttendees``).
     ///
     /// - Throws: ``ICalBridgeError`` (`.badInput`) when the input holds no iCalendar data at all. Problems
     ///   with single events are diagnostics in the plan; those events are left out.
-    public static func plan(_ data: Data, options: ImportOptions) throws(ICalBridgeError) -> ImportPlan {
-        try planKeepingSource(data, options: options).plan
+    public static func plan(
+        _ data: Data, options: ImportOptions, settings: ImportSettings = ImportSettings()
+    ) throws(ICalBridgeError) -> ImportPlan {
+        try planKeepingSource(data, options: options, settings: settings).plan
     }
 
-    /// ``plan(_:options:)``, handing back the parsed file too, for a caller that decides when its memory
+    /// ``plan(_:options:settings:)``, handing back the parsed file too, for a caller that decides when its memory
     /// is freed (see ``ParsedCalendar``).
-    public static func planKeepingSource(_ data: Data, options: ImportOptions) throws(ICalBridgeError) -> (
-        plan: ImportPlan, source: ParsedCalendar
-    ) {
+    public static func planKeepingSource(
+        _ data: Data, options: ImportOptions, settings: ImportSettings = ImportSettings()
+    ) throws(ICalBridgeError) -> (plan: ImportPlan, source: ParsedCalendar) {
         let document = try ICSDocument(data, file: options.file)
-        return (plan(document, options: options), ParsedCalendar(document))
+        return (plan(document, options: options, settings: settings), ParsedCalendar(document))
     }
 
-    private static func plan(_ document: ICSDocument, options: ImportOptions) -> ImportPlan {
+    private static func plan(_ document: ICSDocument, options: ImportOptions, settings: ImportSettings) -> ImportPlan {
         let options = {
             var options = options
             options.expansionBudget = expansionBudget(rules: document.events.reduce(0) { $0 + $1.rules })
             return options
         }()
-        var decoder = EventDecoder(options: options)
+        var decoder = EventDecoder(options: options, settings: settings)
         var plan = ImportPlan()
         plan.diagnostics = document.diagnostics
         plan.sourceEvents = document.events.count
@@ -49,7 +53,7 @@ public enum ICSToGraph {
         let slices = Parallel.slices(count: masters.count, minimum: 128)
         if slices.count > 1 {
             let done = Parallel.mapEach(count: slices.count) { slice in
-                var decoder = EventDecoder(options: options)
+                var decoder = EventDecoder(options: options, settings: settings)
                 var events: [PlannedEvent] = []
                 for (event, uid) in masters[slices[slice]] {
                     events += decoder.plan(event, overrides: overrides[uid] ?? [])

@@ -1,12 +1,8 @@
-import Foundation
-
-/// Settings of one import conversion.
+/// How an `.ics` file is read for an import: the user's zone, strictness, expansion limits, the file's name.
+/// How its events are delivered (calendar, duplicates, attendees) is ``ImportSettings``.
 public struct ImportOptions: Sendable {
     /// The user's zone (`--tz` or the mailbox zone): floating times and all-day events are placed in it.
     public var userZone: ResolvedZone?
-    /// `--as-meeting`: ORGANIZER/ATTENDEEs become real attendees (Graph then mails them). Off by default:
-    /// they are written into the body as text.
-    public var asMeeting = false
     /// `--strict`: a recurrence Graph cannot hold is an error instead of being expanded.
     public var strict = false
     /// The most occurrences a rule Graph cannot hold is expanded into.
@@ -18,10 +14,8 @@ public struct ImportOptions: Sendable {
     /// The file named in diagnostics.
     public var file: String
 
-    public init(userZone: ResolvedZone? = nil, asMeeting: Bool = false, strict: Bool = false, file: String = "<input>")
-    {
+    public init(userZone: ResolvedZone? = nil, strict: Bool = false, file: String = "<input>") {
         self.userZone = userZone
-        self.asMeeting = asMeeting
         self.strict = strict
         self.file = file
     }

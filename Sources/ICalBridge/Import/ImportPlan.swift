@@ -1,5 +1,8 @@
+import Foundation
+
 /// What `import` will do with one `.ics` file: event payloads to create, and what to do after creating
-/// them. `convert --to graph-json` prints exactly these payloads.
+/// them. The payloads are final: `import` sends them as they are, and `import --dry-run` and
+/// `convert --to graph-json` print exactly them.
 public struct ImportPlan: Sendable {
     public var events: [PlannedEvent] = []
     public var diagnostics: [Diagnostic] = []
@@ -27,6 +30,17 @@ public struct PlannedEvent: Sendable {
     public var isCancelled: Bool
     /// Steps after the series is created.
     public var followUps: [FollowUp]
+    /// The settings the event is planned for: its transactionId and its attendees depend on them, and it is
+    /// imported only with them.
+    public let settings: ImportSettings
+
+    /// The payload that changes an event imported before (`PATCH`): the payload without its transactionId,
+    /// which only a create carries.
+    public var updatePayload: GraphEvent {
+        var payload = payload
+        payload.transactionId = nil
+        return payload
+    }
 }
 
 /// A step after creating a series.
@@ -40,7 +54,8 @@ public enum FollowUp: Sendable, Equatable {
 
 /// Identity of imported events: graph-ics stores the source UID (+ RECURRENCE-ID) of every event it
 /// creates in a single-value extended property, and derives the `transactionId` from it, so that a
-/// re-run finds what is there and a retried POST never creates a second copy.
+/// re-run finds what is there and a retried POST never creates a second copy. ``identify(_:)`` is the
+/// one place that writes them.
 public enum ImportIdentity {
     /// The extended property's id: a string property in graph-ics's own property set.
     public static let propertyID = "String {6a3d0f5e-2c41-4b8e-9d7a-3f1c5e8b2a90} Name graph-ics.source-uid"
@@ -48,6 +63,27 @@ public enum ImportIdentity {
     /// The value stored for an event: the UID, and `|RECURRENCE-ID` for one occurrence.
     public static func key(uid: String, recurrenceID: String?) -> String {
         recurrenceID.map { uid + "|" + $0 } ?? uid
+    }
+
+    /// Writes the identity of `event` into its payload: the identity property (``key(uid:recurrenceID:)``),
+    /// the version property (``version(sequence:timestamp:)``), and the transactionId of the key, mixed with
+    /// the calendar's id when one is chosen and made unique for `--on-duplicate new`
+    /// (``PlannedEvent/settings``).
+    static func identify(_ event: inout PlannedEvent) {
+        let key = key(uid: event.sourceUID, recurrenceID: event.recurrenceID)
+        event.payload.singleValueExtendedProperties = [
+            GraphSingleValueExtendedProperty(id: propertyID, value: key),
+            GraphSingleValueExtendedProperty(
+                id: versionPropertyID, value: version(sequence: event.sequence, timestamp: event.timestamp)),
+        ]
+        switch (event.settings.onDuplicate, event.settings.calendarID) {
+        case (.new, _):
+            event.payload.transactionId = transactionID(for: key + "\n" + UUID().uuidString)
+        case (_, let calendarID?):
+            event.payload.transactionId = transactionID(for: key + "\n" + calendarID)
+        case (_, nil):
+            event.payload.transactionId = transactionID(for: key)
+        }
     }
 
     /// A stable transactionId for the key: `graph-ics-` and 32 hex digits (two FNV-1a hashes).
@@ -64,5 +100,43 @@ public enum ImportIdentity {
     private static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+extension ImportIdentity {
+    /// The id of a second single-value extended property graph-ics writes on every event it imports: the
+    /// version of the source it came from (see ``version(sequence:timestamp:)``), so that
+    /// `import --on-duplicate update` can tell whether a file is newer than what it imported before.
+    public static let versionPropertyID =
+        "String {6a3d0f5e-2c41-4b8e-9d7a-3f1c5e8b2a90} Name graph-ics.source-version"
+
+    /// The stored version of a source event: its SEQUENCE (0 when absent) and its DTSTAMP in UTC
+    /// (`20261201T090000Z`, empty when absent), as `SEQUENCE;DTSTAMP` (`2;20261201T090000Z`).
+    public static func version(sequence: Int?, timestamp: String?) -> String {
+        "\(sequence ?? 0);" + (timestamp.map(normalisedStamp) ?? "")
+    }
+
+    /// Whether a source with `sequence` and `timestamp` is newer than the stored version `stored`: a higher
+    /// SEQUENCE, or the same SEQUENCE and a later DTSTAMP (RFC 5546's rule for updates). An unreadable or
+    /// missing stored version counts as older, so that an event imported before graph-ics kept versions
+    /// can be updated.
+    public static func isNewer(sequence: Int?, timestamp: String?, than stored: String?) -> Bool {
+        guard let stored else { return true }
+        let parts = stored.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = parts.first, let storedSequence = Int(first) else { return true }
+        let storedStamp = parts.count > 1 ? String(parts[1]) : ""
+        let fileSequence = sequence ?? 0
+        if fileSequence != storedSequence { return fileSequence > storedSequence }
+        let fileStamp = timestamp.map(normalisedStamp) ?? ""
+        return fileStamp > storedStamp
+    }
+
+    /// `20261201T090000Z` from the forms DTSTAMP takes (`20261201T090000Z`, lower-case, with spaces).
+    private static func normalisedStamp(_ text: String) -> String {
+        // Nearly always already in the form: digits, `T` and `Z`.
+        if text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == UInt8(ascii: "T") || $0 == UInt8(ascii: "Z") }) {
+            return text
+        }
+        return text.trimmingCharacters(in: .whitespaces).uppercased()
     }
 }

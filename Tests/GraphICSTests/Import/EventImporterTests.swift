@@ -21,13 +21,14 @@ private enum TicketFiles {
         try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
     }
 
-    static func items(_ name: String, asMeeting: Bool = false) throws -> [ImportItem] {
-        try items(text: text(name), name: name, asMeeting: asMeeting)
+    static func items(_ name: String, _ settings: ImportSettings = ImportSettings()) throws -> [ImportItem] {
+        try items(text: text(name), name: name, settings)
     }
 
-    static func items(text: String, name: String, asMeeting: Bool = false) throws -> [ImportItem] {
+    static func items(text: String, name: String, _ settings: ImportSettings = ImportSettings()) throws -> [ImportItem]
+    {
         let plan = try ICSToGraph.plan(
-            Data(text.utf8), options: ImportOptions(userZone: .utc, asMeeting: asMeeting, file: name))
+            Data(text.utf8), options: ImportOptions(userZone: .utc, file: name), settings: settings)
         #expect(plan.diagnostics.filter { $0.severity == .error }.isEmpty, "\(plan.diagnostics)")
         return plan.events.map { ImportItem(file: name, event: $0) }
     }
@@ -95,8 +96,8 @@ private struct ImportSetup {
             retry: RetryPolicy(maxAttempts: 8, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100)))
     }
 
-    func run(_ items: [ImportItem], _ settings: ImportSettings = ImportSettings()) -> ImportReport {
-        EventImporter(client: client, settings: settings).run(items)
+    func run(_ items: [ImportItem]) -> ImportReport {
+        EventImporter(client: client).run(items)
     }
 
     /// The Graph operations that change something (plain or inside `$batch`).
@@ -206,8 +207,7 @@ private func property(_ event: [String: Any], _ id: String) -> String? {
     @Test func anEventTheLookupMissesIsFoundByItsTransactionID() throws {
         let setup = try ImportSetup()
         let items = try TicketFiles.items("concert.ics")
-        let prepared = EventImporter.prepared(items[0].event, settings: ImportSettings())
-        let transactionID = try #require(prepared.payload.transactionId)
+        let transactionID = try #require(items[0].event.payload.transactionId)
         // Graph made the event, but its extended property is not searchable (yet): only the transactionId knows.
         let seeded = try setup.standIn.addEvent([
             "subject": "Concert (created by an earlier, interrupted run)",
@@ -272,11 +272,11 @@ private func property(_ event: [String: Any], _ id: String) -> String? {
     @Test func updateChangesTheEventOnlyWhenTheFileIsNewer() throws {
         let setup = try ImportSetup()
         let update = ImportSettings(onDuplicate: .update)
-        let created = setup.run(try TicketFiles.items("concert.ics"), update)
+        let created = setup.run(try TicketFiles.items("concert.ics", update))
         #expect(created.results.first?.action == .created)
         let id = try #require(created.results.first?.eventID)
 
-        let moved = setup.run(try TicketFiles.items("concert-moved.ics"), update)
+        let moved = setup.run(try TicketFiles.items("concert-moved.ics", update))
         #expect(moved.results.first?.action == .updated, "\(moved.results)")
         #expect(moved.results.first?.eventID == id)
         let event = try #require(setup.standIn.event(id: id))
@@ -285,10 +285,10 @@ private func property(_ event: [String: Any], _ id: String) -> String? {
         #expect(property(event, ImportIdentity.versionPropertyID) == "1;20261125T133000Z")
 
         let writes = setup.writes.count
-        let older = setup.run(try TicketFiles.items("concert.ics"), update)
+        let older = setup.run(try TicketFiles.items("concert.ics", update))
         #expect(older.results.first?.action == .skipped)
         #expect(older.results.first?.note?.contains("not newer") == true)
-        let same = setup.run(try TicketFiles.items("concert-moved.ics"), update)
+        let same = setup.run(try TicketFiles.items("concert-moved.ics", update))
         #expect(same.results.first?.action == .skipped)
         #expect(setup.writes.count == writes)
         #expect(setup.standIn.eventCount == 1)
@@ -298,8 +298,8 @@ private func property(_ event: [String: Any], _ id: String) -> String? {
     @Test func newCreatesAnotherCopyEveryTime() throws {
         let setup = try ImportSetup()
         let settings = ImportSettings(onDuplicate: .new)
-        let first = setup.run(try TicketFiles.items("concert.ics"), settings)
-        let second = setup.run(try TicketFiles.items("concert.ics"), settings)
+        let first = setup.run(try TicketFiles.items("concert.ics", settings))
+        let second = setup.run(try TicketFiles.items("concert.ics", settings))
         #expect(first.results.first?.action == .created)
         #expect(second.results.first?.action == .created)
         #expect(first.results.first?.eventID != second.results.first?.eventID)
@@ -352,7 +352,7 @@ private func property(_ event: [String: Any], _ id: String) -> String? {
     @Test func aMeetingIsNeitherCancelledNorChangedWithoutConsent() throws {
         let setup = try ImportSetup()
         let meeting = ImportSettings(notifiesAttendees: true)
-        let invited = setup.run(try TicketFiles.items("invitation-request.ics", asMeeting: true), meeting)
+        let invited = setup.run(try TicketFiles.items("invitation-request.ics", meeting))
         #expect(invited.results.first?.action == .created)
         #expect(
             Set(setup.standIn.sentInvitations)
@@ -367,14 +367,14 @@ private func property(_ event: [String: Any], _ id: String) -> String? {
         let updateRefused = setup.run(
             try TicketFiles.items(
                 text: cancellation.replacing("METHOD:CANCEL", with: "METHOD:REQUEST")
-                    .replacing("STATUS:CANCELLED", with: "STATUS:CONFIRMED"), name: "update.ics"),
-            ImportSettings(onDuplicate: .update))
+                    .replacing("STATUS:CANCELLED", with: "STATUS:CONFIRMED"), name: "update.ics",
+                ImportSettings(onDuplicate: .update)))
         #expect(updateRefused.results.first?.action == .failed)
         #expect(setup.standIn.eventCount == 1)
         #expect(setup.standIn.sentCancellations.isEmpty)
         #expect(setup.standIn.sentInvitations.count == 3)
 
-        let cancelled = setup.run(try TicketFiles.items(text: cancellation, name: "cancel.ics"), meeting)
+        let cancelled = setup.run(try TicketFiles.items(text: cancellation, name: "cancel.ics", meeting))
         #expect(cancelled.results.first?.action == .cancelled, "\(cancelled.results)")
         #expect(setup.standIn.eventCount == 0)
         #expect(setup.standIn.sentCancellations.count == 3)
@@ -405,15 +405,21 @@ private func property(_ event: [String: Any], _ id: String) -> String? {
         #expect(!ImportIdentity.isNewer(sequence: 2, timestamp: "20261201t090000z", than: stored))
     }
 
-    @Test func preparedPayloadsCarryNoAttendeesUnlessMeetingsAreWanted() throws {
-        let items = try TicketFiles.items("invitation-request.ics", asMeeting: true)
-        #expect(items[0].event.payload.attendees?.count == 3)
-        let safe = EventImporter.prepared(items[0].event, settings: ImportSettings())
-        #expect(safe.payload.attendees == nil)
-        let meeting = EventImporter.prepared(items[0].event, settings: ImportSettings(notifiesAttendees: true))
-        #expect(meeting.payload.attendees?.count == 3)
-        let elsewhere = EventImporter.prepared(items[0].event, settings: ImportSettings(calendarID: "AAMkCal="))
-        #expect(elsewhere.payload.transactionId != safe.payload.transactionId)
-        #expect(safe.payload.transactionId == items[0].event.payload.transactionId)
+    @Test func eventsPlannedForOtherSettingsThanTheRunsAreNotImported() throws {
+        let setup = try ImportSetup()
+        let travel = ImportSettings(calendarID: "AAMkTravel=")
+        let items =
+            try TicketFiles.items("concert.ics") + TicketFiles.items("train-ticket.ics", travel)
+            + TicketFiles.items("invitation-request.ics", ImportSettings(notifiesAttendees: true))
+        let report = setup.run(items)
+        #expect(report.results.map(\.action) == [.created, .failed, .failed], "\(report.results)")
+        #expect(
+            report.results[1].error
+                == "planned for calendar AAMkTravel=, --on-duplicate skip, attendees not invited, but the run"
+                + " imports for the default calendar, --on-duplicate skip, attendees not invited (the settings of"
+                + " its first event); plan every file of one import with the same settings")
+        #expect(report.results[2].error?.contains("attendees invited, but the run imports for") == true)
+        #expect(setup.standIn.eventCount == 1)
+        #expect(setup.standIn.sentInvitations.isEmpty)
     }
 }

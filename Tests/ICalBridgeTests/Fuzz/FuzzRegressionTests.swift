@@ -45,12 +45,14 @@ import Testing
             for flags in 0..<8 {
                 let options = ImportOptions(
                     userZone: flags & 4 != 0 ? ResolvedZone.iana("Europe/Berlin") : nil,
-                    asMeeting: flags & 1 != 0,
                     strict: flags & 2 != 0,
                     file: name
                 )
+                let settings = ImportSettings(notifiesAttendees: flags & 1 != 0)
                 let finished = Self.finishesInTime {
-                    if let plan = try? ICSToGraph.plan(data, options: options) { _ = try? plan.jsonData() }
+                    if let plan = try? ICSToGraph.plan(data, options: options, settings: settings) {
+                        _ = try? plan.jsonData()
+                    }
                 }
                 #expect(finished, "\(name) with options \(flags) took longer than \(Self.bound)")
             }

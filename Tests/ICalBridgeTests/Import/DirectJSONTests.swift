@@ -45,7 +45,8 @@ import Testing
             END:VCALENDAR\r
 
             """
-        let plan = try ICSToGraph.plan(Data(text.utf8), options: ImportOptions(asMeeting: true, file: "a.ics"))
+        let plan = try ICSToGraph.plan(
+            Data(text.utf8), options: ImportOptions(file: "a.ics"), settings: ImportSettings(notifiesAttendees: true))
         #expect(plan.events.first?.followUps.count == 2)
         for planned in plan.events {
             let annotated = ImportPlan.AnnotatedEvent(planned)

@@ -7,9 +7,10 @@ import Testing
 @Suite struct ImportTests {
     func plan(_ body: String, zone: String? = nil, asMeeting: Bool = false, strict: Bool = false) throws -> ImportPlan {
         let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + body + "END:VCALENDAR\r\n"
-        var options = ImportOptions(asMeeting: asMeeting, strict: strict, file: "test.ics")
+        var options = ImportOptions(strict: strict, file: "test.ics")
         if let zone, case .resolved(let resolved, _) = ZoneResolver.resolve(zone) { options.userZone = resolved }
-        return try ICSToGraph.plan(Data(text.utf8), options: options)
+        return try ICSToGraph.plan(
+            Data(text.utf8), options: options, settings: ImportSettings(notifiesAttendees: asMeeting))
     }
 
     func event(_ lines: String) -> String {
@@ -175,6 +176,55 @@ import Testing
         #expect(payload.singleValueExtendedProperties?.first?.value == "same")
         #expect(payload.transactionId == second.events.first?.payload.transactionId)
         #expect(ImportIdentity.transactionID(for: "same") != ImportIdentity.transactionID(for: "same|20261201T100000Z"))
+    }
+
+    @Test("the payloads are final for the settings: identity, version, the calendar's transactionId, attendees")
+    func finishedForTheSettings() throws {
+        let attendees = "ORGANIZER:mailto:lee@example.com\nATTENDEE;CN=Ana:mailto:ana@example.com"
+        let series = event(
+            "UID:meeting\nDTSTAMP:20261120T100000Z\nSEQUENCE:3\nSUMMARY:Planning\n"
+                + "DTSTART;TZID=Europe/Berlin:20261130T093000\nDTEND;TZID=Europe/Berlin:20261130T100000\n"
+                + "RRULE:FREQ=WEEKLY;COUNT=4\n" + attendees)
+        let override = event(
+            "UID:meeting\nRECURRENCE-ID;TZID=Europe/Berlin:20261207T093000\nSUMMARY:Planning (later)\n"
+                + "DTSTART;TZID=Europe/Berlin:20261207T110000\nDTEND;TZID=Europe/Berlin:20261207T113000\n" + attendees)
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + series + override + "END:VCALENDAR\r\n"
+        func planned(_ settings: ImportSettings) throws -> (event: PlannedEvent, changes: GraphEvent?) {
+            let plan = try ICSToGraph.plan(Data(text.utf8), options: ImportOptions(file: "m.ics"), settings: settings)
+            let event = try #require(plan.events.first)
+            guard case .patchOccurrence(_, let changes)? = event.followUps.first else { return (event, nil) }
+            return (event, changes)
+        }
+
+        let safe = try planned(ImportSettings())
+        #expect(safe.event.settings == ImportSettings())
+        #expect(
+            safe.event.payload.singleValueExtendedProperties == [
+                GraphSingleValueExtendedProperty(id: ImportIdentity.propertyID, value: "meeting"),
+                GraphSingleValueExtendedProperty(id: ImportIdentity.versionPropertyID, value: "3;20261120T100000Z"),
+            ])
+        #expect(safe.event.payload.transactionId == ImportIdentity.transactionID(for: "meeting"))
+        #expect(safe.event.payload.attendees == nil)
+        #expect(safe.event.payload.body?.content?.contains("Attendees: Ana <ana@example.com>") == true)
+        #expect(safe.changes?.subject == "Planning (later)")
+        #expect(safe.changes?.attendees == nil)
+
+        let invited = try planned(ImportSettings(notifiesAttendees: true))
+        #expect(invited.event.payload.attendees?.compactMap(\.emailAddress?.address) == ["ana@example.com"])
+        #expect(invited.changes?.attendees?.count == 1)
+        #expect(invited.event.payload.body?.content?.contains("Attendees:") != true)
+        #expect(invited.event.payload.transactionId == safe.event.payload.transactionId)
+
+        let elsewhere = try planned(ImportSettings(calendarID: "AAMkCal="))
+        #expect(elsewhere.event.payload.transactionId == ImportIdentity.transactionID(for: "meeting\nAAMkCal="))
+        let copies = try [planned(ImportSettings(onDuplicate: .new)), planned(ImportSettings(onDuplicate: .new))]
+        let copyIDs = copies.compactMap(\.event.payload.transactionId)
+        #expect(Set(copyIDs + [safe.event.payload.transactionId, elsewhere.event.payload.transactionId]).count == 4)
+
+        #expect(invited.event.updatePayload.transactionId == nil)
+        var unchanged = invited.event.updatePayload
+        unchanged.transactionId = invited.event.payload.transactionId
+        #expect(unchanged == invited.event.payload)
     }
 
     @Test("a series Graph can hold: pattern, EXDATE as a cancel step, an override as a patch step")

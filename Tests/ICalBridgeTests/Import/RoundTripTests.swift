@@ -12,7 +12,8 @@ import Testing
         let data = try Fixtures.data("graph/\(name).json")
         let original = try GraphEventDocument.decode(data, file: name).events
         let (text, _) = try Fixtures.convert(data)
-        let plan = try ICSToGraph.plan(Data(text.utf8), options: ImportOptions(asMeeting: true, file: name))
+        let plan = try ICSToGraph.plan(
+            Data(text.utf8), options: ImportOptions(file: name), settings: ImportSettings(notifiesAttendees: true))
         for event in original {
             guard let uid = event.iCalUId ?? event.id,
                 let back = plan.events.first(where: { $0.sourceUID == uid })?.payload

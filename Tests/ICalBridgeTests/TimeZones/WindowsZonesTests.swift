@@ -44,6 +44,28 @@ import Testing
         }
     }
 
+    @Test("Graph is told a time as local time of its zone's Windows name, or in UTC when there is none")
+    func graphDateTime() throws {
+        let amsterdam = try #require(ResolvedZone.iana("Europe/Amsterdam"))
+        #expect(amsterdam.windowsName == "W. Europe Standard Time")
+        // 2027-01-19T18:00:00Z and 2027-07-01T12:00:00Z: winter and summer time.
+        #expect(
+            GraphDateTimeTimeZone(instant: 1_800_381_600, in: amsterdam)
+                == GraphDateTimeTimeZone(dateTime: "2027-01-19T19:00:00", timeZone: "W. Europe Standard Time"))
+        #expect(
+            GraphDateTimeTimeZone(instant: 1_814_443_200, in: amsterdam)
+                == GraphDateTimeTimeZone(dateTime: "2027-07-01T14:00:00", timeZone: "W. Europe Standard Time"))
+        let troll = try #require(ResolvedZone.iana("Antarctica/Troll"))
+        #expect(troll.windowsName == nil)
+        #expect(
+            GraphDateTimeTimeZone(instant: 1_814_443_200, in: troll)
+                == GraphDateTimeTimeZone(dateTime: "2027-07-01T12:00:00", timeZone: "UTC"))
+        #expect(ResolvedZone.utc.windowsName == "UTC")
+        #expect(
+            GraphDateTimeTimeZone(instant: 1_800_381_600, in: .utc)
+                == GraphDateTimeTimeZone(dateTime: "2027-01-19T18:00:00", timeZone: "UTC"))
+    }
+
     @Test("Outlook display names and numbered Windows names resolve")
     func displayNamesAndSuffixes() {
         #expect(

@@ -1,0 +1,36 @@
+import Foundation
+import ICalBridge
+
+/// An event an earlier import created, as the lookup returns it.
+struct ExistingEvent {
+    var id: String
+    var type: String?
+    var isOrganizer: Bool
+    var attendees: Int
+    var version: String?
+
+    /// Reads the events of a lookup answer (`{"value": [...]}`); nil when it is not one.
+    static func list(from body: Data) -> (events: [ExistingEvent], more: Bool)? {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let values = object["value"] as? [[String: Any]]
+        else { return nil }
+        let events = values.compactMap { value -> ExistingEvent? in
+            guard let id = value["id"] as? String else { return nil }
+            var version: String?
+            for property in value["singleValueExtendedProperties"] as? [[String: Any]] ?? [] {
+                if let propertyID = property["id"] as? String,
+                    propertyID.caseInsensitiveCompare(ImportIdentity.versionPropertyID) == .orderedSame
+                {
+                    version = property["value"] as? String
+                }
+            }
+            return ExistingEvent(
+                id: id,
+                type: value["type"] as? String,
+                isOrganizer: value["isOrganizer"] as? Bool ?? true,
+                attendees: (value["attendees"] as? [Any])?.count ?? 0,
+                version: version)
+        }
+        return (events, object["@odata.nextLink"] != nil)
+    }
+}

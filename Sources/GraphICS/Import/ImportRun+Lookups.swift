@@ -1,0 +1,145 @@
+import Foundation
+import ICalBridge
+
+/// The first phase of a run: what an earlier import created, and what to do with each event.
+extension ImportRun {
+    /// The lookup of the events whose identity property holds `key`, relative to the service root, for a
+    /// GET inside `$batch`: `$filter` on the identity property, the version property expanded.
+    func lookupURL(key: String) -> String {
+        let filter =
+            "singleValueExtendedProperties/Any(ep: ep/id eq \(GraphQuery.literal(ImportIdentity.propertyID))"
+            + " and ep/value eq \(GraphQuery.literal(key)))"
+        let query: [(name: String, value: String)] = [
+            ("$filter", filter),
+            (
+                "$expand",
+                "singleValueExtendedProperties($filter=id eq \(GraphQuery.literal(ImportIdentity.versionPropertyID)))"
+            ),
+            ("$select", "id,subject,type,isOrganizer,attendees"),
+            ("$top", "10"),
+        ]
+        return client.eventsPath(calendarID: settings.calendarID) + "?" + GraphQuery.queryString(query)
+    }
+
+    /// Looks up every event that needs it (cancellations always; creates unless `--on-duplicate new`) in
+    /// batched GETs, and decides what to do with each.
+    func lookUp() throws {
+        var firstByKey: [String: Int] = [:]
+        var lookups: [BatchRequest] = []
+        var lookedUp: [Int] = []
+        for index in items.indices where results[index] == nil {
+            let cancelling = EventImporter.isCancellation(items[index].event)
+            if cancelling || settings.onDuplicate != .new {
+                let seenKey = (cancelling ? "cancel\n" : "create\n") + keys[index]
+                if firstByKey[seenKey] != nil {
+                    finish(index, .skipped, note: "the same event as earlier in the input")
+                    continue
+                }
+                firstByKey[seenKey] = index
+            }
+            if !cancelling && settings.onDuplicate == .new {
+                creates.append(index)
+                continue
+            }
+            lookups.append(
+                BatchRequest(id: "\(lookups.count)", method: "GET", url: lookupURL(key: keys[index])))
+            lookedUp.append(index)
+        }
+        let answers = try client.batch(lookups)
+        for (index, answer) in zip(lookedUp, answers) {
+            guard answer.succeeded, let found = ExistingEvent.list(from: answer.body) else {
+                finish(index, .failed, error: Self.reason(answer, "looking up the event"))
+                continue
+            }
+            decide(index, found: found.events)
+        }
+    }
+
+    private func decide(_ index: Int, found: [ExistingEvent]) {
+        let event = events[index]
+        if EventImporter.isCancellation(event) {
+            if found.isEmpty, event.recurrenceID != nil {
+                occurrenceCancels.append(index)
+            } else {
+                cancels.append((index, found))
+            }
+            return
+        }
+        guard let first = found.first else {
+            creates.append(index)
+            return
+        }
+        switch settings.onDuplicate {
+        case .skip, .new:
+            skip(index, existing: first, note: "already imported")
+        case .update:
+            let stored = first.version
+            guard ImportIdentity.isNewer(sequence: event.sequence, timestamp: event.timestamp, than: stored) else {
+                let version = stored.map { " (stored SEQUENCE;DTSTAMP \($0))" } ?? ""
+                skip(index, existing: first, note: "already imported; the file is not newer\(version)")
+                return
+            }
+            if !settings.notifiesAttendees, let meeting = found.first(where: { $0.attendees > 0 }) {
+                finish(
+                    index, .failed, eventID: meeting.id,
+                    error: "the event imported before is a meeting with \(meeting.attendees) attendee(s); updating it "
+                        + meetingRefusal)
+                return
+            }
+            updates.append((index, found))
+        }
+    }
+
+    /// Skips an event already imported; a series among them gets its follow-ups re-applied.
+    private func skip(_ index: Int, existing: ExistingEvent, note: String) {
+        let done = result(index, .skipped, eventID: existing.id, note: note)
+        let steps = events[index].followUps
+        guard !steps.isEmpty, existing.type == "seriesMaster",
+            existing.attendees == 0 || settings.notifiesAttendees
+        else {
+            finish(done, at: index)
+            return
+        }
+        provisional[index] = done
+        series.append(
+            SeriesTask(index: index, seriesID: existing.id, steps: steps, mode: .resumed, attendees: existing.attendees)
+        )
+    }
+
+    /// Cancellations of one occurrence not imported on its own: look for the series by its UID.
+    func lookUpSeriesOfOccurrences() throws {
+        guard !occurrenceCancels.isEmpty else { return }
+        let requests = occurrenceCancels.enumerated().map { position, index in
+            BatchRequest(
+                id: "\(position)", method: "GET",
+                url: lookupURL(key: ImportIdentity.key(uid: events[index].sourceUID, recurrenceID: nil)))
+        }
+        let answers = try client.batch(requests)
+        for (index, answer) in zip(occurrenceCancels, answers) {
+            guard answer.succeeded, let found = ExistingEvent.list(from: answer.body) else {
+                finish(index, .failed, error: Self.reason(answer, "looking up the series of the occurrence"))
+                continue
+            }
+            let event = events[index]
+            guard let master = found.events.first(where: { $0.type == "seriesMaster" }),
+                let recurrenceID = event.recurrenceID,
+                let start = FollowUpTime.originalStart(
+                    recurrenceID: recurrenceID, zoneName: event.payload.start?.timeZone)
+            else {
+                finish(index, .skipped, note: "nothing to cancel: not in the calendar")
+                continue
+            }
+            if master.attendees > 0, !settings.notifiesAttendees {
+                finish(
+                    index, .failed, eventID: master.id,
+                    error: "the series is a meeting with \(master.attendees) attendee(s); cancelling an occurrence "
+                        + meetingRefusal)
+                continue
+            }
+            series.append(
+                SeriesTask(
+                    index: index, seriesID: master.id, steps: [.cancelOccurrence(originalStart: start)],
+                    mode: .cancellingOccurrence, attendees: master.attendees))
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import ICalBridge
+
+/// The last phase of a run: the EXDATEs and overrides of the series, applied to their occurrences.
+extension ImportRun {
+    /// A delete or change of one occurrence, for the series at `position` of ``series``.
+    private struct OccurrenceWrite {
+        var position: Int
+        var deletes: Bool
+        /// What it does, for the failure (`deleting the occurrence of 2027-01-19T18:00:00Z`).
+        var what: String
+        var request: BatchRequest
+    }
+
+    /// Reads the occurrences of every series with follow-ups (batched), then deletes and patches them.
+    func finishSeries() throws {
+        guard !series.isEmpty else { return }
+        var failures: [Int: String] = [:]
+        let occurrences = try readOccurrences(failures: &failures)
+        let writes = occurrenceWrites(occurrences, failures: &failures)
+        let answers = try client.batch(writes.map(\.request))
+        var applied: [Int: (deleted: Int, changed: Int)] = [:]
+        for (write, answer) in zip(writes, answers) {
+            // An occurrence already gone (a re-run after a lost answer) is what was asked for.
+            if answer.succeeded || (answer.status == 404 && write.deletes) {
+                var counts = applied[write.position] ?? (0, 0)
+                if write.deletes { counts.deleted += 1 } else { counts.changed += 1 }
+                applied[write.position] = counts
+            } else {
+                failures[write.position] = failures[write.position] ?? Self.reason(answer, write.what)
+            }
+        }
+        for position in series.indices {
+            reportSeries(at: position, failure: failures[position], applied: applied[position] ?? (0, 0))
+        }
+    }
+
+    /// The occurrences of a series between `start` and `end`, relative to the service root.
+    func instancesURL(seriesID: String, start: Date, end: Date) -> String {
+        let query: [(name: String, value: String)] = [
+            ("startDateTime", GraphClient.iso8601(start)),
+            ("endDateTime", GraphClient.iso8601(end)),
+            ("$select", "id,type,originalStart,start,end,isAllDay"),
+            ("$top", "1000"),
+        ]
+        return client.eventPath(id: seriesID) + "/instances?" + GraphQuery.queryString(query)
+    }
+
+    /// The occurrences of each series of ``series`` around its follow-ups (every page), by position; nil, with
+    /// the failure in `failures`, for a series whose occurrences could not be read.
+    private func readOccurrences(failures: inout [Int: String]) throws -> [[Occurrence]?] {
+        var requests: [BatchRequest] = []
+        for (position, task) in series.enumerated() {
+            let instants = task.steps.compactMap { step -> Int64? in
+                switch step {
+                case .cancelOccurrence(let start), .patchOccurrence(let start, _): FollowUpTime.instant(start)
+                }
+            }
+            // Two days on either side: an all-day date is midnight in any zone, and a changed occurrence may
+            // have moved a little.
+            let start = Date(timeIntervalSince1970: TimeInterval((instants.min() ?? 0) - 2 * 86_400))
+            let end = Date(timeIntervalSince1970: TimeInterval((instants.max() ?? 0) + 2 * 86_400))
+            requests.append(
+                BatchRequest(
+                    id: "\(position)", method: "GET", url: instancesURL(seriesID: task.seriesID, start: start, end: end)
+                ))
+        }
+        let answers = try client.batch(requests)
+        var found: [[Occurrence]?] = []
+        for (position, answer) in zip(series.indices, answers) {
+            guard answer.succeeded, var page = Occurrence.list(from: answer.body) else {
+                failures[position] = Self.reason(
+                    answer, "reading the occurrences of series \(series[position].seriesID)")
+                found.append(nil)
+                continue
+            }
+            var occurrences = page.occurrences
+            while let link = page.nextLink {
+                let url = try client.followable(link, operation: "reading the occurrences of a series")
+                let response = try client.perform(
+                    HTTPRequest(method: "GET", url: url), operation: "reading the occurrences of a series")
+                guard let next = Occurrence.list(from: response.body) else { break }
+                occurrences += next.occurrences
+                page = next
+            }
+            found.append(occurrences)
+        }
+        return found
+    }
+
+    /// The deletes and changes the follow-ups of each series ask for, among its `found` occurrences.
+    private func occurrenceWrites(_ found: [[Occurrence]?], failures: inout [Int: String]) -> [OccurrenceWrite] {
+        var writes: [OccurrenceWrite] = []
+        for (position, occurrences) in found.enumerated() {
+            guard let occurrences else { continue }
+            let task = series[position]
+            for step in task.steps {
+                let id = "\(writes.count)"
+                switch step {
+                case .cancelOccurrence(let start):
+                    guard let occurrence = FollowUpTime.match(start, in: occurrences) else { continue }
+                    let notify = settings.notifiesAttendees && task.attendees > 0
+                    let request =
+                        notify
+                        ? BatchRequest(
+                            id: id, method: "POST", url: client.eventPath(id: occurrence.id) + "/cancel",
+                            body: Data("{}".utf8))
+                        : BatchRequest(id: id, method: "DELETE", url: client.eventPath(id: occurrence.id))
+                    writes.append(
+                        OccurrenceWrite(
+                            position: position, deletes: true, what: "deleting the occurrence of \(start)",
+                            request: request))
+                case .patchOccurrence(let start, let changes):
+                    if task.mode == .cancellingOccurrence { continue }
+                    guard let occurrence = FollowUpTime.match(start, in: occurrences) else {
+                        if task.mode == .created {
+                            failures[position] =
+                                failures[position] ?? "the occurrence of \(start) is not in the created series"
+                        }
+                        continue
+                    }
+                    // Already changed (an earlier run got this far) unless the series itself was changed now.
+                    if occurrence.type == "exception", task.mode == .resumed { continue }
+                    do {
+                        let request = BatchRequest(
+                            id: id, method: "PATCH", url: client.eventPath(id: occurrence.id),
+                            body: try changes.jsonPayload())
+                        writes.append(
+                            OccurrenceWrite(
+                                position: position, deletes: false, what: "changing the occurrence of \(start)",
+                                request: request))
+                    } catch {
+                        failures[position] = failures[position] ?? error.description
+                    }
+                }
+            }
+        }
+        return writes
+    }
+
+    /// The final result of the event of the series at `position` of ``series``, once its follow-ups are sent.
+    private func reportSeries(at position: Int, failure: String?, applied counts: (deleted: Int, changed: Int)) {
+        let task = series[position]
+        if task.mode == .cancellingOccurrence {
+            if let failure {
+                finish(task.index, .failed, eventID: task.seriesID, error: failure)
+            } else if counts.deleted > 0 {
+                finish(task.index, .cancelled, eventID: task.seriesID, note: "one occurrence of the series")
+            } else {
+                finish(task.index, .skipped, eventID: task.seriesID, note: "nothing to cancel: no such occurrence")
+            }
+            return
+        }
+        var done = provisional[task.index] ?? result(task.index, .failed)
+        if let failure {
+            let what = done.action == .skipped ? "already imported" : done.action.rawValue
+            done.action = .failed
+            done.error = "\(what) as \(task.seriesID), but its series was not finished: \(failure)"
+        } else if task.mode == .resumed, counts.deleted + counts.changed > 0 {
+            done.note =
+                (done.note.map { $0 + "; " } ?? "")
+                + "finished its series: \(counts.deleted) occurrence(s) deleted, \(counts.changed) changed"
+        }
+        finish(done, at: task.index)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import ICalBridge
+
+/// The state of one ``EventImporter/run(_:onResult:)``: what was found, what is written, which results are
+/// final. Used on one thread.
+final class ImportRun {
+    let client: GraphClient
+    /// The settings of the run: those the first event was planned with.
+    let settings: ImportSettings
+    let items: [ImportItem]
+    /// The events, sent as planned.
+    let events: [PlannedEvent]
+    /// The identity key of each event.
+    let keys: [String]
+    let onResult: (ImportResult) -> Void
+    /// Final results; nil while an event is not done.
+    var results: [ImportResult?]
+    /// Results that become final once the event's series is finished.
+    var provisional: [Int: ImportResult] = [:]
+
+    /// Events to create, in input order.
+    var creates: [Int] = []
+    /// Events to change, with the events to change.
+    var updates: [(index: Int, targets: [ExistingEvent])] = []
+    /// Cancellations, with what the lookup found.
+    var cancels: [(index: Int, targets: [ExistingEvent])] = []
+    /// Cancellations of one occurrence whose own identity was not found: their series, by the series' UID.
+    var occurrenceCancels: [Int] = []
+    /// Series whose EXDATEs and overrides are (re)applied after the writes.
+    var series: [SeriesTask] = []
+    /// The events created in this run, by identity key and input position.
+    var createdByKey: [String: [(index: Int, id: String)]] = [:]
+
+    /// A series to finish, or a series one occurrence of which is cancelled.
+    struct SeriesTask {
+        enum Mode {
+            /// Created in this run: every step applies; a missing occurrence is an error.
+            case created
+            /// Changed in this run: every step applies again (overrides included).
+            case updated
+            /// Found already imported: steps not yet applied are applied (an interrupted import resumes).
+            case resumed
+            /// A METHOD:CANCEL for one occurrence of an imported series.
+            case cancellingOccurrence
+        }
+
+        var index: Int
+        var seriesID: String
+        var steps: [FollowUp]
+        var mode: Mode
+        /// How many attendees the series has: deleting or changing its occurrences notifies them.
+        var attendees: Int
+    }
+
+    init(client: GraphClient, items: [ImportItem], onResult: @escaping (ImportResult) -> Void) {
+        self.client = client
+        settings = items.first?.event.settings ?? ImportSettings()
+        self.items = items
+        events = items.map(\.event)
+        keys = items.map { ImportIdentity.key(uid: $0.event.sourceUID, recurrenceID: $0.event.recurrenceID) }
+        self.onResult = onResult
+        results = Array(repeating: nil, count: items.count)
+    }
+
+    // MARK: Results
+
+    func result(
+        _ index: Int, _ action: ImportResult.Action, eventID: String? = nil, error: String? = nil, note: String? = nil
+    ) -> ImportResult {
+        let event = items[index].event
+        return ImportResult(
+            file: items[index].file, uid: event.sourceUID, recurrenceID: event.recurrenceID,
+            subject: event.payload.subject, action: action, eventID: eventID, error: error, note: note)
+    }
+
+    func finish(_ result: ImportResult, at index: Int) {
+        guard results[index] == nil else { return }
+        provisional[index] = nil
+        results[index] = result
+        onResult(result)
+    }
+
+    func finish(
+        _ index: Int, _ action: ImportResult.Action, eventID: String? = nil, error: String? = nil, note: String? = nil
+    ) {
+        finish(result(index, action, eventID: eventID, error: error, note: note), at: index)
+    }
+
+    /// Fails every event planned with other settings than the run's: its transactionId and attendees were
+    /// written for another calendar, duplicate policy or attendee choice.
+    func refuseOtherSettings() {
+        for index in items.indices where events[index].settings != settings {
+            finish(
+                index, .failed,
+                error: "planned for \(events[index].settings), but the run imports for \(settings) (the settings of"
+                    + " its first event); plan every file of one import with the same settings")
+        }
+    }
+
+    /// Marks every event not yet done as failed because of `error`, which stopped the run.
+    func stop(_ error: any Error) {
+        for index in items.indices where results[index] == nil {
+            if var done = provisional[index] {
+                let what = done.action == .skipped ? "already imported" : "\(done.action.rawValue)"
+                done.action = .failed
+                done.error = "\(what), but its series was not finished: \(error)"
+                finish(done, at: index)
+            } else {
+                finish(index, .failed, error: "not imported: \(error)")
+            }
+        }
+    }
+
+    func finalResults() -> [ImportResult] {
+        items.indices.map { index in
+            results[index] ?? provisional[index] ?? result(index, .failed, error: "not imported")
+        }
+    }
+
+    static func reason(_ answer: BatchResponse, _ operation: String) -> String {
+        answer.error(operation: operation)?.description ?? "HTTP \(answer.status)"
+    }
+
+    var meetingRefusal: String {
+        "Graph would notify them; run with --as-meeting --yes to allow that"
+    }
+}

@@ -1,0 +1,149 @@
+internal import CLibical
+
+/// When a VEVENT takes place: its time values read from libical, placed at exact instants, and told to Graph.
+extension EventDecoder {
+    mutating func placeAllDay(_ event: inout GraphEvent, start: TimeValue, context: inout Context) -> Bool {
+        let component = context.event.pointer
+        var endDate = start.civil.date.adding(days: 1)
+        if let end = time(ICAL_DTEND_PROPERTY, in: component) {
+            endDate = end.civil.date
+        } else if let duration = icalcomponent_get_first_property(component, ICAL_DURATION_PROPERTY) {
+            let value = icalproperty_get_duration(duration)
+            let days = Int(value.weeks) * 7 + Int(value.days) + (Int(value.hours) + 23) / 24
+            endDate = start.civil.date.adding(days: max(1, days) * (value.is_neg != 0 ? -1 : 1))
+        }
+        if endDate <= start.civil.date {
+            if endDate < start.civil.date {
+                context.error("ends (\(endDate.dateString)) before it starts (\(start.civil.dateString))")
+                return false
+            }
+            endDate = start.civil.date.adding(days: 1)
+        }
+        let zone = options.userZone?.windowsName ?? "UTC"
+        event.isAllDay = true
+        event.start = GraphDateTimeTimeZone(dateTime: start.civil.date.description, timeZone: zone)
+        event.end = GraphDateTimeTimeZone(dateTime: endDate.description, timeZone: zone)
+        context.allDayLength = (Int(endDate.daysSinceEpoch - start.civil.date.daysSinceEpoch))
+        return true
+    }
+
+    mutating func placeTimed(_ event: inout GraphEvent, start: TimeValue, context: inout Context) -> Bool {
+        let component = context.event.pointer
+        guard let placedStart = place(start, context: &context) else { return false }
+        var endInstant = placedStart.instant
+        var endZone = placedStart.graphZone
+        if let end = time(ICAL_DTEND_PROPERTY, in: component), !end.isDate {
+            guard let placedEnd = place(end, context: &context) else { return false }
+            endInstant = placedEnd.instant
+            endZone = placedEnd.graphZone
+        } else if var end = time(ICAL_DTEND_PROPERTY, in: component) {
+            // RFC 5545 wants DTEND of DTSTART's type; a date here means the midnight that starts that day,
+            // in the start's zone.
+            context.warning("DTEND is a date but DTSTART has a time; the event ends at midnight starting that day")
+            end.isDate = false
+            end.isUTC = start.isUTC
+            end.tzid = start.tzid
+            guard let placedEnd = place(end, context: &context) else { return false }
+            endInstant = placedEnd.instant
+        } else if let durationProperty = icalcomponent_get_first_property(component, ICAL_DURATION_PROPERTY) {
+            let duration = icalproperty_get_duration(durationProperty)
+            let sign = duration.is_neg != 0 ? -1 : 1
+            // Days and weeks are nominal (same wall-clock time), hours and less exact (RFC 5545 §3.3.6).
+            let days = (Int(duration.weeks) * 7 + Int(duration.days)) * sign
+            let exact = Int64((Int(duration.hours) * 3600 + Int(duration.minutes) * 60 + Int(duration.seconds)) * sign)
+            var endLocal = start
+            endLocal.civil = start.civil.adding(days: days)
+            let dayShifted =
+                days == 0 ? placedStart.instant : (place(endLocal, context: &context)?.instant ?? placedStart.instant)
+            endInstant = dayShifted + exact
+        }
+        if endInstant < placedStart.instant {
+            context.error("ends before it starts")
+            return false
+        }
+        event.isAllDay = false
+        event.start = placedStart.graph
+        event.end = GraphDateTimeTimeZone(instant: endInstant, graphZone: endZone)
+        context.durationSeconds = endInstant - placedStart.instant
+        context.zoneForRecurrence = placedStart.graphZone.map { ResolvedZone.zone($0) } ?? .utc
+        return true
+    }
+
+    /// A placed time: its instant, the zone Graph gets (nil for UTC), and the Graph value.
+    struct Placed {
+        var instant: Int64
+        var graphZone: ICalZone?
+        var graph: GraphDateTimeTimeZone
+    }
+
+    /// The exact instant of a DATE-TIME value, and how to tell Graph: local time in the Windows zone of
+    /// its zone (re-derived from the instant, so the instant stays exact), or UTC.
+    mutating func place(_ value: TimeValue, context: inout Context) -> Placed? {
+        let instant: Int64
+        var graphZone: ICalZone?
+        if value.isUTC {
+            instant = value.civil.secondsSinceEpoch
+        } else if let tzid = value.tzid {
+            switch sourceZone(tzid, context: &context) {
+            case .known(let zone):
+                instant = zone.instant(forLocal: value.civil)
+                graphZone = zone.graphZone
+            case .embedded(let embedded):
+                instant = embedded.instant(forLocal: value.civil)
+            case .unknown:
+                context.error("unknown time zone TZID=\(tzid): not a known name, and the file has no VTIMEZONE for it")
+                return nil
+            }
+        } else if let user = options.userZone {
+            instant = user.instant(forLocal: value.civil)
+            graphZone = user.graphZone
+        } else {
+            context.warningOnce("floating time (no TZID, no Z) read as UTC; give your zone with --tz")
+            instant = value.civil.secondsSinceEpoch
+        }
+        return Placed(
+            instant: instant, graphZone: graphZone, graph: GraphDateTimeTimeZone(instant: instant, graphZone: graphZone)
+        )
+    }
+
+    // MARK: Reading values
+
+    /// The first property of `kind` as a time value.
+    func time(_ kind: icalproperty_kind, in component: OpaquePointer) -> TimeValue? {
+        guard let property = icalcomponent_get_first_property(component, kind) else { return nil }
+        return timeValue(property, defaultTZID: nil)
+    }
+
+    /// A DATE or DATE-TIME property's value with its TZID.
+    func timeValue(_ property: OpaquePointer, defaultTZID: String?) -> TimeValue? {
+        guard let value = icalproperty_get_value(property) else { return nil }
+        let kind = icalvalue_isa(value)
+        guard kind == ICAL_DATETIME_VALUE || kind == ICAL_DATE_VALUE || kind == ICAL_DATETIMEPERIOD_VALUE else {
+            return nil
+        }
+        let time =
+            kind == ICAL_DATETIMEPERIOD_VALUE ? icalvalue_get_datetimeperiod(value).time : icalvalue_get_datetime(value)
+        guard icaltime_is_null_time(time) == 0, icaltime_is_valid_time(time) != 0 else { return nil }
+        let tzid = icalproperty_get_first_parameter(property, ICAL_TZID_PARAMETER)
+            .flatMap { icalparameter_get_tzid($0) }.map { String(cString: $0) }
+        let civil = CivilDateTime(
+            year: Int(time.year), month: Int(time.month), day: Int(time.day),
+            hour: time.is_date != 0 ? 0 : Int(time.hour), minute: time.is_date != 0 ? 0 : Int(time.minute),
+            second: time.is_date != 0 ? 0 : Int(time.second))
+        guard civil.isValid else { return nil }
+        return TimeValue(
+            civil: civil, isDate: time.is_date != 0, isUTC: icaltime_is_utc(time) != 0, tzid: tzid ?? defaultTZID)
+    }
+
+    /// RECURRENCE-ID text for the identity key: `20261201T090000Z`, local `20261201T090000`, or a date.
+    static func identityText(_ value: TimeValue) -> String {
+        let date =
+            CivilDateTime.pad(value.civil.year, 4) + CivilDateTime.pad(value.civil.month, 2)
+            + CivilDateTime.pad(value.civil.day, 2)
+        if value.isDate { return date }
+        let time =
+            "T" + CivilDateTime.pad(value.civil.hour, 2) + CivilDateTime.pad(value.civil.minute, 2)
+            + CivilDateTime.pad(value.civil.second, 2)
+        return date + time + (value.isUTC ? "Z" : "")
+    }
+}
