@@ -65,42 +65,38 @@ public struct EventDraft: Sendable, Equatable {
         self.location = location
     }
 
-    /// The Graph event payload (`POST …/events`) as JSON, with `transactionId` set so that a retried create
-    /// never makes a second event (Graph answers a repeated `transactionId` with the event it made first).
-    public func payload(transactionID: String) throws -> Data {
-        var object: [String: Any] = ["subject": subject, "transactionId": transactionID]
+    /// The Graph event (`POST …/events`), with `transactionId` set so that a retried create never makes a
+    /// second event (Graph answers a repeated `transactionId` with the event it made first). Times are told
+    /// to Graph the way the import tells them (``GraphDateTimeTimeZone/init(instant:in:)``).
+    public func event(transactionID: String) -> GraphEvent {
+        var event = GraphEvent()
+        event.subject = subject
+        event.transactionId = transactionID
         switch when {
         case .timed(let start, let end):
-            object["isAllDay"] = false
-            object["start"] = Self.graphTime(start, in: zone)
-            object["end"] = Self.graphTime(end, in: zone)
+            event.isAllDay = false
+            event.start = GraphDateTimeTimeZone(instant: start, in: zone)
+            event.end = GraphDateTimeTimeZone(instant: end, in: zone)
         case .allDay(let first, let end):
-            let name = Self.windowsName(of: zone) ?? "UTC"
-            object["isAllDay"] = true
-            object["start"] = ["dateTime": first.date.description, "timeZone": name]
-            object["end"] = ["dateTime": end.date.description, "timeZone": name]
+            let name = zone.windowsName ?? "UTC"
+            event.isAllDay = true
+            event.start = GraphDateTimeTimeZone(dateTime: first.date.description, timeZone: name)
+            event.end = GraphDateTimeTimeZone(dateTime: end.date.description, timeZone: name)
         }
-        if let body { object["body"] = ["contentType": "text", "content": body] }
-        if let location { object["location"] = ["displayName": location] }
+        if let body { event.body = GraphItemBody(contentType: "text", content: body) }
+        if let location { event.location = GraphLocation(displayName: location) }
         if !attendees.isEmpty {
-            object["attendees"] = attendees.map { attendee -> [String: Any] in
-                var address: [String: Any] = ["address": attendee.address]
-                if let name = attendee.name { address["name"] = name }
-                return ["type": "required", "emailAddress": address]
+            event.attendees = attendees.map { attendee in
+                GraphAttendee(
+                    type: "required", emailAddress: GraphEmailAddress(name: attendee.name, address: attendee.address))
             }
         }
-        return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return event
     }
 
-    /// Graph's `{dateTime, timeZone}` for an instant (``GraphDateTimeTimeZone/init(instant:in:)``).
-    static func graphTime(_ instant: Int64, in zone: ResolvedZone) -> [String: String] {
-        let time = GraphDateTimeTimeZone(instant: instant, in: zone)
-        return ["dateTime": time.dateTime ?? "", "timeZone": time.timeZone ?? "UTC"]
-    }
-
-    /// The Windows name of a zone (`UTC` for UTC), or nil when CLDR has none (``ResolvedZone/windowsName``).
-    public static func windowsName(of zone: ResolvedZone) -> String? {
-        zone.windowsName
+    /// ``event(transactionID:)`` as the JSON graph-ics sends.
+    public func payload(transactionID: String) throws -> Data {
+        try event(transactionID: transactionID).jsonPayload()
     }
 
     // MARK: Reading what the user typed
