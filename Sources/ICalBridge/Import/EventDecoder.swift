@@ -61,17 +61,17 @@ struct EventDecoder {
             }) == true,
             followUps: []
         )
-        let rules = ICalComponent.values(of: "RRULE", in: component)
+        let rrules = ICalComponent.values(of: "RRULE", in: component)
         let hasRDate = icalcomponent_get_first_property(component, ICAL_RDATE_PROPERTY) != nil
-        guard !rules.isEmpty || hasRDate, recurrenceID == nil else {
+        guard !rrules.isEmpty || hasRDate, recurrenceID == nil else {
             planned.payload = identify(base, key: ImportIdentity.key(uid: uid, recurrenceID: recurrenceID))
             return [planned]
         }
         guard let start = time(ICAL_DTSTART_PROPERTY, in: component) else { return [] }
         let zone = context.zoneForRecurrence
-        if rules.count == 1, !hasRDate {
+        if rrules.count == 1, !hasRDate {
             let mapped = RecurrenceMapping.graphRecurrence(
-                rrule: rules[0],
+                rrule: rrules[0],
                 start: start.civil,
                 isAllDay: start.isDate,
                 recurrenceTimeZone: base.start?.timeZone,
@@ -86,11 +86,11 @@ struct EventDecoder {
             case .failure(let unsupported):
                 if options.strict {
                     context.error(
-                        "RRULE:\(rules[0]) cannot be held by Graph (\(unsupported.reason)); refused (--strict)")
+                        "RRULE:\(rrules[0]) cannot be held by Graph (\(unsupported.reason)); refused (--strict)")
                     return []
                 }
                 context.warning(
-                    "RRULE:\(rules[0]) cannot be held by Graph (\(unsupported.reason)); expanded into single events")
+                    "RRULE:\(rrules[0]) cannot be held by Graph (\(unsupported.reason)); expanded into single events")
             }
         } else if options.strict {
             context.error("\(hasRDate ? "RDATE" : "several RRULEs") cannot be held by Graph; refused (--strict)")
@@ -99,7 +99,7 @@ struct EventDecoder {
             context.warning(
                 "\(hasRDate ? "RDATE" : "several RRULEs") cannot be held by Graph; expanded into single events")
         }
-        return expand(base, start: start, rules: rules, overrides: overrides, context: &context)
+        return expand(base, start: start, rrules: rrules, overrides: overrides, context: &context)
     }
 
     /// EXDATEs → cancel follow-ups; overrides → patch follow-ups.
@@ -137,52 +137,63 @@ struct EventDecoder {
         return steps
     }
 
-    /// A recurrence Graph cannot hold, as single events (bounded), each with its own identity.
-    private mutating func expand(
-        _ base: GraphEvent,
-        start: TimeValue,
-        rules: [String],
-        overrides: [ICSDocument.Event],
-        context: inout Context
-    ) -> [PlannedEvent] {
-        let component = context.event.pointer
+    /// DTSTART and the occurrences each RRULE adds: at most ``ImportOptions/expansionLimit`` and none past
+    /// the RRULE's expansion horizon, with a warning for each RRULE not expanded, or expanded only in part.
+    private func recurrenceStarts(of rrules: [String], from start: TimeValue, context: inout Context)
+        -> Set<CivilDateTime>
+    {
         let limit = options.expansionLimit
-        var starts = Set<CivilDateTime>()
-        starts.insert(start.civil)
-        for rule in rules.map(RecurrenceMapping.Rule.init) {
-            if let scale = rule.nonGregorianScale {
-                // libical steps through such rules with ICU's calendars, seconds per rule; Graph cannot hold
+        var starts: Set<CivilDateTime> = [start.civil]
+        for recurrenceRule in rrules.map(RecurrenceRule.init) {
+            if let scale = recurrenceRule.nonGregorianScale {
+                // libical steps through such RRULEs with ICU's calendars, seconds each; Graph cannot hold
                 // them either.
                 context.warning(
-                    "RRULE:\(rule.text) repeats in the \(scale) calendar, which graph-ics does not expand; only"
-                        + " the first occurrence is imported")
+                    "RRULE:\(recurrenceRule.text) repeats in the \(scale) calendar, which graph-ics does not"
+                        + " expand; only the first occurrence is imported")
                 continue
             }
-            if start.isDate, rule.isFinerThanDaily {
+            if start.isDate, recurrenceRule.isFinerThanDaily {
                 // Every occurrence would be the event's own day again (and libical would step through
                 // every second or minute of the days it compares).
-                context.warning("RRULE:\(rule.text) repeats within a day, but the event is all-day; it adds no days")
+                context.warning(
+                    "RRULE:\(recurrenceRule.text) repeats within a day, but the event is all-day; it adds no days")
                 continue
             }
-            if let reason = rule.neverOccurs(from: start.civil) {
-                context.warning("RRULE:\(rule.text) never occurs (\(reason)); it adds no occurrences")
+            if let reason = recurrenceRule.neverOccurs(from: start.civil) {
+                context.warning("RRULE:\(recurrenceRule.text) never occurs (\(reason)); it adds no occurrences")
                 continue
             }
-            let horizon = rule.expansionHorizon(start: start.civil, budget: options.expansionBudget)
-            let (occurrences, cut) = rule.expansion(
+            let horizon = recurrenceRule.expansionHorizon(start: start.civil, budget: options.expansionBudget)
+            let (occurrences, cut) = recurrenceRule.expansion(
                 start: start.civil, isAllDay: start.isDate, count: limit + 1, horizon: horizon)
             if occurrences.count > limit {
                 context.warning(
-                    "RRULE:\(rule.text) has more than \(limit) occurrences; only the first \(limit) are imported")
+                    "RRULE:\(recurrenceRule.text) has more than \(limit) occurrences; only the first \(limit)"
+                        + " are imported")
             } else if cut, let horizon {
                 context.warning(
-                    "RRULE:\(rule.text) is expanded only up to"
+                    "RRULE:\(recurrenceRule.text) is expanded only up to"
                         + " \(start.isDate ? horizon.dateString : horizon.description)"
                         + ": stepping through a rule whose filters match this seldom takes too long;"
                         + " later occurrences are not imported")
             }
             starts.formUnion(occurrences.prefix(limit))
         }
+        return starts
+    }
+
+    /// A recurrence Graph cannot hold, as single events (bounded), each with its own identity.
+    private mutating func expand(
+        _ base: GraphEvent,
+        start: TimeValue,
+        rrules: [String],
+        overrides: [ICSDocument.Event],
+        context: inout Context
+    ) -> [PlannedEvent] {
+        let component = context.event.pointer
+        let limit = options.expansionLimit
+        var starts = recurrenceStarts(of: rrules, from: start, context: &context)
         for property in Self.properties(ICAL_RDATE_PROPERTY, in: component) {
             if let value = timeValue(property, defaultTZID: start.tzid) { starts.insert(value.civil) }
         }

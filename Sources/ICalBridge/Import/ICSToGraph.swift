@@ -25,7 +25,8 @@ public enum ICSToGraph {
     private static func plan(_ document: ICSDocument, options: ImportOptions) -> ImportPlan {
         let options = {
             var options = options
-            options.expansionBudget = expansionBudget(rules: document.events.reduce(0) { $0 + $1.rules })
+            options.expansionBudget = expansionBudget(
+                filteringRecurrenceRules: document.events.reduce(0) { $0 + $1.filteringRecurrenceRules })
             return options
         }()
         var decoder = EventDecoder(options: options)
@@ -86,11 +87,11 @@ extension ICSToGraph {
     /// together: a fraction of a second.
     static let fileExpansionBudget = 30_000
 
-    /// The budget of each rule of a file with `rules` filtering RRULEs: a share of ``fileExpansionBudget``,
-    /// at least 100 units (a daily rule's 100 days), at most 3,000 (an hourly rule's four months, a daily
-    /// rule's eight years).
-    static func expansionBudget(rules: Int) -> Int {
-        min(3_000, max(100, fileExpansionBudget / max(1, rules)))
+    /// The budget of each RRULE of a file with `filteringRecurrenceRules` filtering RRULEs (see
+    /// ``RecurrenceRule/isFiltering``): a share of ``fileExpansionBudget``, at least 100 units (a daily
+    /// RRULE's 100 days), at most 3,000 (an hourly RRULE's four months, a daily RRULE's eight years).
+    static func expansionBudget(filteringRecurrenceRules: Int) -> Int {
+        min(3_000, max(100, fileExpansionBudget / max(1, filteringRecurrenceRules)))
     }
 }
 

@@ -712,16 +712,16 @@ extension String {
     @Test("rules that can never occur are recognised from their parts")
     func neverOccurs() {
         let start = CivilDateTime(year: 2019, month: 1, day: 31)
-        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10").neverOccurs(from: start) != nil)
-        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,6").neverOccurs(from: start) != nil)
-        #expect(RecurrenceMapping.Rule("FREQ=YEARLY;BYMONTHDAY=-30;BYMONTH=2").neverOccurs(from: start) != nil)
-        #expect(RecurrenceMapping.Rule("FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=3").neverOccurs(from: start) != nil)
+        #expect(RecurrenceRule("FREQ=MONTHLY;BYDAY=MO;BYSETPOS=10").neverOccurs(from: start) != nil)
+        #expect(RecurrenceRule("FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,6").neverOccurs(from: start) != nil)
+        #expect(RecurrenceRule("FREQ=YEARLY;BYMONTHDAY=-30;BYMONTH=2").neverOccurs(from: start) != nil)
+        #expect(RecurrenceRule("FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=3").neverOccurs(from: start) != nil)
         // Rare but possible: left to libical.
-        #expect(RecurrenceMapping.Rule("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29").neverOccurs(from: start) == nil)
-        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYDAY=MO;BYSETPOS=5").neverOccurs(from: start) == nil)
-        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYDAY=MO,TU;BYSETPOS=-3").neverOccurs(from: start) == nil)
-        #expect(RecurrenceMapping.Rule("FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,5").neverOccurs(from: start) == nil)
-        #expect(RecurrenceMapping.Rule("FREQ=DAILY;BYHOUR=9,10;BYSETPOS=2").neverOccurs(from: start) == nil)
+        #expect(RecurrenceRule("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29").neverOccurs(from: start) == nil)
+        #expect(RecurrenceRule("FREQ=MONTHLY;BYDAY=MO;BYSETPOS=5").neverOccurs(from: start) == nil)
+        #expect(RecurrenceRule("FREQ=MONTHLY;BYDAY=MO,TU;BYSETPOS=-3").neverOccurs(from: start) == nil)
+        #expect(RecurrenceRule("FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,5").neverOccurs(from: start) == nil)
+        #expect(RecurrenceRule("FREQ=DAILY;BYHOUR=9,10;BYSETPOS=2").neverOccurs(from: start) == nil)
     }
 
     @Test("monthly and yearly rules are judged period by period; when they may occur, libical finds them")
@@ -736,8 +736,8 @@ extension String {
             // libical picks BYSETPOS among days only: two times on one day are not a set of two.
             "FREQ=MONTHLY;BYHOUR=9,10;BYSETPOS=-2",
         ] {
-            #expect(RecurrenceMapping.Rule(rule).occursInSomePeriod(from: start) == false, "\(rule)")
-            #expect(RecurrenceMapping.Rule(rule).neverOccurs(from: start) != nil, "\(rule)")
+            #expect(RecurrenceRule(rule).occursInSomePeriod(from: start) == false, "\(rule)")
+            #expect(RecurrenceRule(rule).neverOccurs(from: start) != nil, "\(rule)")
         }
         for rule in [
             "FREQ=MONTHLY;BYMONTH=2;BYDAY=5MO",  // a leap February that starts on a Monday
@@ -749,7 +749,7 @@ extension String {
             "FREQ=YEARLY;INTERVAL=3;BYMONTH=2;BYMONTHDAY=29",
             "FREQ=YEARLY;BYMONTHDAY=-1;BYDAY=TU",
         ] {
-            let parsed = RecurrenceMapping.Rule(rule)
+            let parsed = RecurrenceRule(rule)
             #expect(parsed.occursInSomePeriod(from: start) == true, "\(rule)")
             #expect(parsed.neverOccurs(from: start) == nil, "\(rule)")
             // The claim the judgement makes: libical finds an occurrence (it found none in a second before).
@@ -757,8 +757,8 @@ extension String {
             #expect(first != nil, "\(rule)")
         }
         // Left to libical: parts this judgement does not model.
-        #expect(RecurrenceMapping.Rule("FREQ=YEARLY;BYWEEKNO=20").occursInSomePeriod(from: start) == nil)
-        #expect(RecurrenceMapping.Rule("FREQ=DAILY;BYMONTH=2").occursInSomePeriod(from: start) == nil)
+        #expect(RecurrenceRule("FREQ=YEARLY;BYWEEKNO=20").occursInSomePeriod(from: start) == nil)
+        #expect(RecurrenceRule("FREQ=DAILY;BYMONTH=2").occursInSomePeriod(from: start) == nil)
     }
 
     @Test("the fuzz finding of rules no period matches is planned at once: no occurrence but DTSTART's")
@@ -774,25 +774,24 @@ extension String {
 
     @Test("each rule's share of a file's expansion work: 3,000 steps alone, less with many, never under 100")
     func budgetShares() throws {
-        #expect(ICSToGraph.expansionBudget(rules: 0) == 3_000)
-        #expect(ICSToGraph.expansionBudget(rules: 1) == 3_000)
-        #expect(ICSToGraph.expansionBudget(rules: 100) == 300)
-        #expect(ICSToGraph.expansionBudget(rules: 100_000) == 100)
+        #expect(ICSToGraph.expansionBudget(filteringRecurrenceRules: 0) == 3_000)
+        #expect(ICSToGraph.expansionBudget(filteringRecurrenceRules: 1) == 3_000)
+        #expect(ICSToGraph.expansionBudget(filteringRecurrenceRules: 100) == 300)
+        #expect(ICSToGraph.expansionBudget(filteringRecurrenceRules: 100_000) == 100)
         // Only rules libical steps through and filters count: a plain weekly or a monthly rule does not.
         for (rule, filtering) in [
             ("FREQ=WEEKLY;BYDAY=MO", true), ("FREQ=HOURLY;BYMONTH=2", true), ("FREQ=DAILY", false),
             ("FREQ=WEEKLY;COUNT=4", false), ("FREQ=MONTHLY;BYDAY=2TU", false), ("FREQ=YEARLY;BYMONTH=3", false),
         ] {
-            let parsed = rule.withCString { icalrecurrencetype_from_string($0) }
-            #expect(ICSDocument.Event.Identity.isFiltering(parsed) == filtering, "\(rule)")
+            #expect(RecurrenceRule(rule).isFiltering == filtering, "\(rule)")
         }
         // An hourly rule's horizon is its budget in hours (times INTERVAL); a daily one's in days.
         let start = CivilDateTime(year: 2026, month: 1, day: 1)
         #expect(
-            RecurrenceMapping.Rule("FREQ=HOURLY;INTERVAL=2").expansionHorizon(start: start, budget: 12)
+            RecurrenceRule("FREQ=HOURLY;INTERVAL=2").expansionHorizon(start: start, budget: 12)
                 == CivilDateTime(year: 2026, month: 1, day: 2))
         #expect(
-            RecurrenceMapping.Rule("FREQ=DAILY").expansionHorizon(start: start, budget: 31)
+            RecurrenceRule("FREQ=DAILY").expansionHorizon(start: start, budget: 31)
                 == CivilDateTime(year: 2026, month: 2, day: 1))
     }
 
@@ -831,8 +830,8 @@ extension String {
         for scale in ["CHINESE", "ETHIOPIC", "HEBREW"] {
             #expect(messages.contains { $0.contains("repeats in the \(scale) calendar") }, "\(scale)")
         }
-        #expect(RecurrenceMapping.Rule("RSCALE=GREGORIAN;FREQ=YEARLY").nonGregorianScale == nil)
-        #expect(RecurrenceMapping.Rule("FREQ=YEARLY").nonGregorianScale == nil)
+        #expect(RecurrenceRule("RSCALE=GREGORIAN;FREQ=YEARLY").nonGregorianScale == nil)
+        #expect(RecurrenceRule("FREQ=YEARLY").nonGregorianScale == nil)
     }
 
     @Test("a file of rules whose filters seldom or never match is planned at once, with a warning for each")
