@@ -156,8 +156,8 @@ struct ConvertCommand: Command {
         plan.events = Parallel.map(count: planned.count) { EventImporter.prepared(planned[$0], settings: settings) }
         Self.report(plan.diagnostics, terminal)
         if verbose {
-            for (tzid, rule) in plan.zoneRules.sorted(by: { $0.key < $1.key }) {
-                terminal.note("TZID \(tzid): \(rule)")
+            for (tzid, resolution) in plan.zoneResolutions.sorted(by: { $0.key < $1.key }) {
+                terminal.note("TZID \(tzid): \(resolution)")
             }
         }
         let failed = plan.diagnostics.filter { $0.severity == .error }.count

@@ -5,7 +5,8 @@ import Foundation
 struct EventDecoder {
     let options: ImportOptions
     var diagnostics: [Diagnostic] = []
-    var zoneRules: [String: String] = [:]
+    /// How each TZID was resolved (``ImportPlan/zoneResolutions``).
+    var zoneResolutions: [String: String] = [:]
     private var zones: [String: SourceZone] = [:]
 
     init(options: ImportOptions) {
@@ -14,9 +15,10 @@ struct EventDecoder {
 
     /// How a TZID of the file is understood.
     enum SourceZone {
-        /// A zone graph-ics has rules for.
+        /// A zone whose offsets graph-ics knows (IANA or UTC).
         case known(ResolvedZone)
-        /// Only the file's own VTIMEZONE describes it: instants come from its rules, Graph gets UTC.
+        /// Only the file's own VTIMEZONE describes it: instants come from its STANDARD and DAYLIGHT parts,
+        /// Graph gets UTC.
         case embedded(FileTimeZone)
         /// Nothing knows it.
         case unknown
@@ -587,14 +589,14 @@ struct EventDecoder {
     private mutating func sourceZone(_ tzid: String, context: inout Context) -> SourceZone {
         if let known = zones[tzid] { return known }
         let resolved: SourceZone
-        let rule: String
+        let resolution: String
         switch ZoneResolver.resolve(tzid) {
         case .resolved(let zone, let how):
             resolved = .known(zone)
-            rule = how
+            resolution = how
         case .sentinel where tzid.lowercased() == "tzone://microsoft/utc":
             resolved = .known(.utc)
-            rule = "tzone://Microsoft/Utc"
+            resolution = "tzone://Microsoft/Utc"
         case .sentinel, .unknown:
             let year = time(ICAL_DTSTART_PROPERTY, in: context.event.pointer)?.civil.year ?? 2026
             if let text = context.event.timezones[tzid],
@@ -602,21 +604,21 @@ struct EventDecoder {
             {
                 if let iana = embedded.matchingIANAZone(year: year), let zone = ResolvedZone.iana(iana) {
                     resolved = .known(zone)
-                    rule = "VTIMEZONE rules match \(iana)"
+                    resolution = "VTIMEZONE rules match \(iana)"
                 } else {
                     resolved = .embedded(embedded)
-                    rule = "the file's VTIMEZONE (no IANA zone matches; sent to Graph in UTC)"
+                    resolution = "the file's VTIMEZONE (no IANA zone matches; sent to Graph in UTC)"
                 }
             } else {
                 resolved = .unknown
-                rule = "unknown"
+                resolution = "unknown"
             }
         }
         zones[tzid] = resolved
         if case .known(let zone) = resolved {
-            zoneRules[tzid] = "\(zone.name) (\(rule))"
+            zoneResolutions[tzid] = "\(zone.name) (\(resolution))"
         } else {
-            zoneRules[tzid] = rule
+            zoneResolutions[tzid] = resolution
         }
         return resolved
     }

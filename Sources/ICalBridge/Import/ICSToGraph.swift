@@ -61,7 +61,7 @@ public enum ICSToGraph {
             plan.events = Parallel.concatenated(&planned)
             for slice in done {
                 decoder.diagnostics += slice.decoder.diagnostics
-                decoder.zoneRules.merge(slice.decoder.zoneRules) { first, _ in first }
+                decoder.zoneResolutions.merge(slice.decoder.zoneResolutions) { first, _ in first }
             }
         } else {
             for (event, uid) in masters {
@@ -73,7 +73,7 @@ public enum ICSToGraph {
             for event in events { plan.events += decoder.plan(event, overrides: []) }
         }
         plan.diagnostics += decoder.diagnostics
-        plan.zoneRules = decoder.zoneRules
+        plan.zoneResolutions = decoder.zoneResolutions
         if document.events.isEmpty {
             let what = document.otherComponents > 0 ? "only to-dos or journal entries, no events" : "no events"
             plan.diagnostics.append(Diagnostic(.error, "the file holds \(what)", file: options.file))
