@@ -59,6 +59,7 @@ final class RecurrenceRule {
     let bySecond: [Int]
     let byMinute: [Int]
     let byHour: [Int]
+    /// `BYDAY` in libical's order (by weekday, Sunday first).
     let byDay: [WeekdayPart]
     let byMonthDay: [Int]
     let byYearDay: [Int]
