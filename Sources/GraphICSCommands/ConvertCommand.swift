@@ -148,8 +148,8 @@ struct ConvertCommand: Command {
         }
         Self.report(plan.diagnostics, terminal)
         if verbose {
-            for (tzid, rule) in plan.zoneRules.sorted(by: { $0.key < $1.key }) {
-                terminal.note("TZID \(tzid): \(rule)")
+            for (tzid, resolution) in plan.zoneResolutions.sorted(by: { $0.key < $1.key }) {
+                terminal.note("TZID \(tzid): \(resolution)")
             }
         }
         let failed = plan.diagnostics.filter { $0.severity == .error }.count

@@ -215,8 +215,8 @@ struct ImportCommand: Command {
             if !quiet {
                 ConvertCommand.report(plan.diagnostics, terminal)
                 if connection.verbose {
-                    for (tzid, rule) in plan.zoneRules.sorted(by: { $0.key < $1.key }) {
-                        terminal.note("\(input.name): TZID \(tzid): \(rule)")
+                    for (tzid, resolution) in plan.zoneResolutions.sorted(by: { $0.key < $1.key }) {
+                        terminal.note("\(input.name): TZID \(tzid): \(resolution)")
                     }
                 }
             }

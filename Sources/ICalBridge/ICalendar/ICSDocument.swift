@@ -23,8 +23,8 @@ final class ICSDocument {
         /// Whether it has a RECURRENCE-ID: it changes one occurrence of a series.
         let isOverride: Bool
         /// How many of its RRULEs libical expands by stepping and filtering (see
-        /// ``Identity/isFiltering(_:)``).
-        let rules: Int
+        /// ``RecurrenceRule/isFiltering``).
+        let filteringRecurrenceRules: Int
 
         init(pointer: OpaquePointer, method: String?, timezones: [String: String], line: Int?, identity: Identity) {
             self.pointer = pointer
@@ -33,7 +33,7 @@ final class ICSDocument {
             self.line = line
             uid = identity.uid
             isOverride = identity.isOverride
-            rules = identity.rules
+            filteringRecurrenceRules = identity.filteringRecurrenceRules
         }
 
         /// What sorts a VEVENT into series and their overrides; read where the VEVENT is parsed, on all cores
@@ -41,7 +41,7 @@ final class ICSDocument {
         struct Identity {
             var uid: String
             var isOverride: Bool
-            var rules: Int
+            var filteringRecurrenceRules: Int
 
             init(_ event: OpaquePointer) {
                 uid = ICalComponent.value(of: "UID", in: event) ?? ""
@@ -49,23 +49,10 @@ final class ICSDocument {
                 var count = 0
                 var property = icalcomponent_get_first_property(event, ICAL_RRULE_PROPERTY)
                 while let current = property {
-                    if Self.isFiltering(icalproperty_get_rrule(current)) { count += 1 }
+                    if RecurrenceRule(copying: icalproperty_get_rrule(current)).isFiltering { count += 1 }
                     property = icalcomponent_get_next_property(event, ICAL_RRULE_PROPERTY)
                 }
-                rules = count
-            }
-
-            /// Whether libical expands `rule` by stepping through every second, minute, hour, day or week
-            /// and filtering with BY parts: the rules whose expansion can take long without an occurrence.
-            static func isFiltering(_ rule: icalrecurrencetype) -> Bool {
-                guard rule.freq.rawValue <= ICAL_WEEKLY_RECURRENCE.rawValue else { return false }
-                let parts = [
-                    RecurrenceMapping.values(of: rule.by_month), RecurrenceMapping.values(of: rule.by_month_day),
-                    RecurrenceMapping.values(of: rule.by_year_day), RecurrenceMapping.values(of: rule.by_week_no),
-                    RecurrenceMapping.values(of: rule.by_day), RecurrenceMapping.values(of: rule.by_set_pos),
-                    RecurrenceMapping.values(of: rule.by_hour), RecurrenceMapping.values(of: rule.by_minute),
-                ]
-                return parts.contains { !$0.isEmpty }
+                filteringRecurrenceRules = count
             }
         }
     }

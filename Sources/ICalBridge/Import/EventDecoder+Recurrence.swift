@@ -42,13 +42,13 @@ extension EventDecoder {
     mutating func expand(
         _ base: GraphEvent,
         start: TimeValue,
-        rules: [String],
+        rrules: [String],
         overrides: [ICSDocument.Event],
         context: inout Context
     ) -> [PlannedEvent] {
         let component = context.event.pointer
         let limit = options.expansionLimit
-        let starts = occurrenceStarts(start: start, rules: rules, context: &context)
+        let starts = occurrenceStarts(start: start, rrules: rrules, context: &context)
         var overrideByStart: [CivilDateTime: ICSDocument.Event] = [:]
         for override in overrides {
             if let id = time(ICAL_RECURRENCEID_PROPERTY, in: override.pointer) { overrideByStart[id.civil] = override }
@@ -91,14 +91,14 @@ extension EventDecoder {
         return result
     }
 
-    /// The starts of a recurrence Graph cannot hold: DTSTART, the occurrences of each rule, the RDATEs, less the
+    /// The starts of a recurrence Graph cannot hold: DTSTART, the occurrences of each RRULE, the RDATEs, less the
     /// EXDATEs (an all-day EXDATE removes its whole day).
-    func occurrenceStarts(start: TimeValue, rules: [String], context: inout Context) -> Set<CivilDateTime> {
+    func occurrenceStarts(start: TimeValue, rrules: [String], context: inout Context) -> Set<CivilDateTime> {
         let component = context.event.pointer
         var starts = Set<CivilDateTime>()
         starts.insert(start.civil)
-        for rule in rules.map(RecurrenceMapping.Rule.init) {
-            addOccurrences(of: rule, start: start, to: &starts, context: &context)
+        for recurrenceRule in rrules.map(RecurrenceRule.init) {
+            addOccurrences(of: recurrenceRule, start: start, to: &starts, context: &context)
         }
         for property in Self.properties(ICAL_RDATE_PROPERTY, in: component) {
             if let value = timeValue(property, defaultTZID: start.tzid) { starts.insert(value.civil) }
@@ -113,39 +113,39 @@ extension EventDecoder {
         return starts
     }
 
-    /// Adds the occurrences of `rule` to `starts`: at most the expansion limit, within the rule's share of the
-    /// file's stepping budget, each cut warned about; none, with a warning, for a rule graph-ics does not expand or that adds nothing.
+    /// Adds the occurrences of `recurrenceRule` to `starts`: at most the expansion limit, within the RRULE's share of the
+    /// file's stepping budget, each cut warned about; none, with a warning, for an RRULE graph-ics does not expand or that adds nothing.
     func addOccurrences(
-        of rule: RecurrenceMapping.Rule, start: TimeValue, to starts: inout Set<CivilDateTime>, context: inout Context
+        of recurrenceRule: RecurrenceRule, start: TimeValue, to starts: inout Set<CivilDateTime>, context: inout Context
     ) {
         let limit = options.expansionLimit
-        if let scale = rule.nonGregorianScale {
-            // libical steps through such rules with ICU's calendars, seconds per rule; Graph cannot hold
+        if let scale = recurrenceRule.nonGregorianScale {
+            // libical steps through such RRULEs with ICU's calendars, seconds per rule; Graph cannot hold
             // them either.
             context.warning(
-                "RRULE:\(rule.text) repeats in the \(scale) calendar, which graph-ics does not expand; only"
+                "RRULE:\(recurrenceRule.text) repeats in the \(scale) calendar, which graph-ics does not expand; only"
                     + " the first occurrence is imported")
             return
         }
-        if start.isDate, rule.isFinerThanDaily {
+        if start.isDate, recurrenceRule.isFinerThanDaily {
             // Every occurrence would be the event's own day again (and libical would step through
             // every second or minute of the days it compares).
-            context.warning("RRULE:\(rule.text) repeats within a day, but the event is all-day; it adds no days")
+            context.warning("RRULE:\(recurrenceRule.text) repeats within a day, but the event is all-day; it adds no days")
             return
         }
-        if let reason = rule.neverOccurs(from: start.civil) {
-            context.warning("RRULE:\(rule.text) never occurs (\(reason)); it adds no occurrences")
+        if let reason = recurrenceRule.neverOccurs(from: start.civil) {
+            context.warning("RRULE:\(recurrenceRule.text) never occurs (\(reason)); it adds no occurrences")
             return
         }
-        let horizon = rule.expansionHorizon(start: start.civil, budget: options.expansionBudget)
-        let (occurrences, cut) = rule.expansion(
+        let horizon = recurrenceRule.expansionHorizon(start: start.civil, budget: options.expansionBudget)
+        let (occurrences, cut) = recurrenceRule.expansion(
             start: start.civil, isAllDay: start.isDate, count: limit + 1, horizon: horizon)
         if occurrences.count > limit {
             context.warning(
-                "RRULE:\(rule.text) has more than \(limit) occurrences; only the first \(limit) are imported")
+                "RRULE:\(recurrenceRule.text) has more than \(limit) occurrences; only the first \(limit) are imported")
         } else if cut, let horizon {
             context.warning(
-                "RRULE:\(rule.text) is expanded only up to"
+                "RRULE:\(recurrenceRule.text) is expanded only up to"
                     + " \(start.isDate ? horizon.dateString : horizon.description)"
                     + ": stepping through a rule whose filters match this seldom takes too long;"
                     + " later occurrences are not imported")

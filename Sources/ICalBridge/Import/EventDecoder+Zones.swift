@@ -4,9 +4,10 @@ internal import CLibical
 extension EventDecoder {
     /// How a TZID of the file is understood.
     enum SourceZone {
-        /// A zone graph-ics has rules for.
+        /// A zone whose offsets graph-ics knows (IANA or UTC).
         case known(ResolvedZone)
-        /// Only the file's own VTIMEZONE describes it: instants come from its rules, Graph gets UTC.
+        /// Only the file's own VTIMEZONE describes it: instants come from its STANDARD and DAYLIGHT parts,
+        /// Graph gets UTC.
         case embedded(FileTimeZone)
         /// Nothing knows it.
         case unknown
@@ -16,14 +17,14 @@ extension EventDecoder {
     mutating func sourceZone(_ tzid: String, context: inout Context) -> SourceZone {
         if let known = zones[tzid] { return known }
         let resolved: SourceZone
-        let rule: String
+        let reading: String
         switch ZoneResolver.resolve(tzid) {
         case .resolved(let zone, let how):
             resolved = .known(zone)
-            rule = how
+            reading = how
         case .sentinel where tzid.lowercased() == "tzone://microsoft/utc":
             resolved = .known(.utc)
-            rule = "tzone://Microsoft/Utc"
+            reading = "tzone://Microsoft/Utc"
         case .sentinel, .unknown:
             let year = time(ICAL_DTSTART_PROPERTY, in: context.event.pointer)?.civil.year ?? 2026
             if let text = context.event.timezones[tzid],
@@ -31,21 +32,21 @@ extension EventDecoder {
             {
                 if let iana = embedded.matchingIANAZone(year: year), let zone = ResolvedZone.iana(iana) {
                     resolved = .known(zone)
-                    rule = "VTIMEZONE rules match \(iana)"
+                    reading = "VTIMEZONE rules match \(iana)"
                 } else {
                     resolved = .embedded(embedded)
-                    rule = "the file's VTIMEZONE (no IANA zone matches; sent to Graph in UTC)"
+                    reading = "the file's VTIMEZONE (no IANA zone matches; sent to Graph in UTC)"
                 }
             } else {
                 resolved = .unknown
-                rule = "unknown"
+                reading = "unknown"
             }
         }
         zones[tzid] = resolved
         if case .known(let zone) = resolved {
-            zoneRules[tzid] = "\(zone.name) (\(rule))"
+            zoneResolutions[tzid] = "\(zone.name) (\(reading))"
         } else {
-            zoneRules[tzid] = rule
+            zoneResolutions[tzid] = reading
         }
         return resolved
     }

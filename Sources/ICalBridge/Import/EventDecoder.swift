@@ -6,7 +6,7 @@ struct EventDecoder {
     let options: ImportOptions
     let settings: ImportSettings
     var diagnostics: [Diagnostic] = []
-    var zoneRules: [String: String] = [:]
+    var zoneResolutions: [String: String] = [:]
     var zones: [String: SourceZone] = [:]
 
     init(options: ImportOptions, settings: ImportSettings) {
@@ -55,14 +55,14 @@ struct EventDecoder {
             followUps: [],
             settings: settings
         )
-        let rules = ICalComponent.values(of: "RRULE", in: component)
+        let rrules = ICalComponent.values(of: "RRULE", in: component)
         let hasRDate = icalcomponent_get_first_property(component, ICAL_RDATE_PROPERTY) != nil
-        guard !rules.isEmpty || hasRDate, recurrenceID == nil else { return [planned] }
+        guard !rrules.isEmpty || hasRDate, recurrenceID == nil else { return [planned] }
         guard let start = time(ICAL_DTSTART_PROPERTY, in: component) else { return [] }
         let zone = context.zoneForRecurrence
-        if rules.count == 1, !hasRDate {
+        if rrules.count == 1, !hasRDate {
             let mapped = RecurrenceMapping.graphRecurrence(
-                rrule: rules[0],
+                rrule: rrules[0],
                 start: start.civil,
                 isAllDay: start.isDate,
                 recurrenceTimeZone: base.start?.timeZone,
@@ -76,11 +76,11 @@ struct EventDecoder {
             case .failure(let unsupported):
                 if options.strict {
                     context.error(
-                        "RRULE:\(rules[0]) cannot be held by Graph (\(unsupported.reason)); refused (--strict)")
+                        "RRULE:\(rrules[0]) cannot be held by Graph (\(unsupported.reason)); refused (--strict)")
                     return []
                 }
                 context.warning(
-                    "RRULE:\(rules[0]) cannot be held by Graph (\(unsupported.reason)); expanded into single events")
+                    "RRULE:\(rrules[0]) cannot be held by Graph (\(unsupported.reason)); expanded into single events")
             }
         } else if options.strict {
             context.error("\(hasRDate ? "RDATE" : "several RRULEs") cannot be held by Graph; refused (--strict)")
@@ -89,7 +89,7 @@ struct EventDecoder {
             context.warning(
                 "\(hasRDate ? "RDATE" : "several RRULEs") cannot be held by Graph; expanded into single events")
         }
-        return expand(base, start: start, rules: rules, overrides: overrides, context: &context)
+        return expand(base, start: start, rrules: rrules, overrides: overrides, context: &context)
     }
 
     // MARK: The payload of one VEVENT

@@ -29,7 +29,8 @@ public enum ICSToGraph {
     private static func plan(_ document: ICSDocument, options: ImportOptions, settings: ImportSettings) -> ImportPlan {
         let options = {
             var options = options
-            options.expansionBudget = expansionBudget(rules: document.events.reduce(0) { $0 + $1.rules })
+            options.expansionBudget = expansionBudget(
+                filteringRecurrenceRules: document.events.reduce(0) { $0 + $1.filteringRecurrenceRules })
             return options
         }()
         var decoder = EventDecoder(options: options, settings: settings)
@@ -64,7 +65,7 @@ public enum ICSToGraph {
             plan.events = Parallel.concatenated(&planned)
             for slice in done {
                 decoder.diagnostics += slice.decoder.diagnostics
-                decoder.zoneRules.merge(slice.decoder.zoneRules) { first, _ in first }
+                decoder.zoneResolutions.merge(slice.decoder.zoneResolutions) { first, _ in first }
             }
         } else {
             for (event, uid) in masters {
@@ -76,7 +77,7 @@ public enum ICSToGraph {
             for event in events { plan.events += decoder.plan(event, overrides: []) }
         }
         plan.diagnostics += decoder.diagnostics
-        plan.zoneRules = decoder.zoneRules
+        plan.zoneResolutions = decoder.zoneResolutions
         if document.events.isEmpty {
             let what = document.otherComponents > 0 ? "only to-dos or journal entries, no events" : "no events"
             plan.diagnostics.append(Diagnostic(.error, "the file holds \(what)", file: options.file))
@@ -90,11 +91,11 @@ extension ICSToGraph {
     /// together: a fraction of a second.
     static let fileExpansionBudget = 30_000
 
-    /// The budget of each rule of a file with `rules` filtering RRULEs: a share of ``fileExpansionBudget``,
-    /// at least 100 units (a daily rule's 100 days), at most 3,000 (an hourly rule's four months, a daily
-    /// rule's eight years).
-    static func expansionBudget(rules: Int) -> Int {
-        min(3_000, max(100, fileExpansionBudget / max(1, rules)))
+    /// The budget of each RRULE of a file with `filteringRecurrenceRules` filtering RRULEs (see
+    /// ``RecurrenceRule/isFiltering``): a share of ``fileExpansionBudget``, at least 100 units (a daily
+    /// RRULE's 100 days), at most 3,000 (an hourly RRULE's four months, a daily RRULE's eight years).
+    static func expansionBudget(filteringRecurrenceRules: Int) -> Int {
+        min(3_000, max(100, fileExpansionBudget / max(1, filteringRecurrenceRules)))
     }
 }
 

@@ -5,10 +5,10 @@ public struct ImportOptions: Sendable {
     public var userZone: ResolvedZone?
     /// `--strict`: a recurrence Graph cannot hold is an error instead of being expanded.
     public var strict = false
-    /// The most occurrences a rule Graph cannot hold is expanded into.
+    /// The most occurrences an RRULE Graph cannot hold is expanded into.
     public var expansionLimit = 500
-    /// Units of libical's stepping (see ``RecurrenceMapping/Rule/expansionHorizon(start:budget:)``) each
-    /// expanded rule may use; set for each file from its number of RRULEs, so that a file of rules whose
+    /// Units of libical's stepping (see ``RecurrenceRule/expansionHorizon(start:budget:)``) each expanded
+    /// RRULE may use; set for each file from its number of filtering RRULEs, so that a file of RRULEs whose
     /// filters seldom match is read in about a second, not in hours.
     var expansionBudget = 20_000
     /// The file named in diagnostics.

@@ -7,7 +7,7 @@ public struct ImportPlan: Sendable {
     public var events: [PlannedEvent] = []
     public var diagnostics: [Diagnostic] = []
     /// How each TZID of the file was understood (`Europe/Berlin: IANA name`), for `--verbose`.
-    public var zoneRules: [String: String] = [:]
+    public var zoneResolutions: [String: String] = [:]
     /// VEVENTs in the file (each override counted).
     public var sourceEvents = 0
 

@@ -139,7 +139,8 @@ final class EmbeddedZone {
             + ICalComponent.children(of: vtimezone, ICAL_XDAYLIGHT_COMPONENT)
     }
 
-    /// Whether libical can read `vtimezone` into the rules it states, within bounded work up to `lastYear`.
+    /// Whether libical can read `vtimezone` into the offset changes it states, within bounded work up to
+    /// `lastYear`.
     ///
     /// libical silently skips a STANDARD/DAYLIGHT without DTSTART or TZOFFSETTO (a missing TZOFFSETFROM
     /// means no change, as Outlook for Mac writes it) and expands every RRULE from its DTSTART to five
@@ -169,11 +170,11 @@ final class EmbeddedZone {
             changes += 1 + count(part, ICAL_RDATE_PROPERTY)
             var rrule = icalcomponent_get_first_property(part, ICAL_RRULE_PROPERTY)
             while let property = rrule {
-                let recurrence = icalproperty_get_rrule(property)
-                guard let yearly = occurrencesPerYear(recurrence) else { return false }
-                let interval = max(1, Int(recurrence.interval))
+                let recurrenceRule = RecurrenceRule(copying: icalproperty_get_rrule(property))
+                guard let yearly = occurrencesPerYear(recurrenceRule) else { return false }
+                let interval = max(1, recurrenceRule.interval)
                 var occurrences = yearly * (max(0, endYear - Int(start.year)) / interval + 1)
-                if recurrence.count > 0 { occurrences = min(occurrences, Int(recurrence.count)) }
+                if recurrenceRule.count > 0 { occurrences = min(occurrences, recurrenceRule.count) }
                 changes += occurrences
                 rrule = icalcomponent_get_next_property(part, ICAL_RRULE_PROPERTY)
             }
@@ -182,32 +183,28 @@ final class EmbeddedZone {
         return true
     }
 
-    /// At most how many changes a yearly RRULE makes in a year; nil for any other rule, and for yearly
-    /// rules with parts that can make hundreds of thousands (BYSECOND, BYMINUTE, BYHOUR, BYWEEKNO,
+    /// At most how many changes a yearly RRULE makes in a year; nil for any other RRULE, and for yearly
+    /// ones with parts that can make hundreds of thousands (BYSECOND, BYMINUTE, BYHOUR, BYWEEKNO,
     /// BYYEARDAY), which no real VTIMEZONE uses.
-    static func occurrencesPerYear(_ rule: icalrecurrencetype) -> Int? {
-        guard rule.freq == ICAL_YEARLY_RECURRENCE, rule.interval >= 0,
-            RecurrenceMapping.values(of: rule.by_second).isEmpty, RecurrenceMapping.values(of: rule.by_minute).isEmpty,
-            RecurrenceMapping.values(of: rule.by_hour).isEmpty,
-            RecurrenceMapping.values(of: rule.by_week_no).isEmpty,
-            RecurrenceMapping.values(of: rule.by_year_day).isEmpty
+    static func occurrencesPerYear(_ recurrenceRule: RecurrenceRule) -> Int? {
+        guard recurrenceRule.frequency == .yearly, recurrenceRule.interval >= 0, recurrenceRule.bySecond.isEmpty,
+            recurrenceRule.byMinute.isEmpty, recurrenceRule.byHour.isEmpty, recurrenceRule.byWeekNo.isEmpty,
+            recurrenceRule.byYearDay.isEmpty
         else { return nil }
-        let byMonth = RecurrenceMapping.values(of: rule.by_month)
-        let byMonthDay = RecurrenceMapping.values(of: rule.by_month_day)
-        let byDay = RecurrenceMapping.values(of: rule.by_day)
+        let byMonth = recurrenceRule.byMonth
+        let byDay = recurrenceRule.byDay
         var perYear: Int
-        if !byMonthDay.isEmpty {
-            perYear = (byMonth.isEmpty ? 12 : byMonth.count) * byMonthDay.count
+        if !recurrenceRule.byMonthDay.isEmpty {
+            perYear = (byMonth.isEmpty ? 12 : byMonth.count) * recurrenceRule.byMonthDay.count
         } else if !byDay.isEmpty {
             // `-1SU` is one day a month (a year without BYMONTH), plain `SU` up to five a month (53 a year).
-            let plain = byDay.filter { icalrecurrencetype_day_position(Int16(truncatingIfNeeded: $0)) == 0 }.count
+            let plain = byDay.filter { $0.position == 0 }.count
             let numbered = byDay.count - plain
             perYear = byMonth.isEmpty ? plain * 53 + numbered : byMonth.count * (plain * 5 + numbered)
         } else {
             perYear = max(1, byMonth.count)
         }
-        let bySetPos = RecurrenceMapping.values(of: rule.by_set_pos)
-        if !bySetPos.isEmpty { perYear = min(perYear, bySetPos.count) }
+        if !recurrenceRule.bySetPos.isEmpty { perYear = min(perYear, recurrenceRule.bySetPos.count) }
         return perYear
     }
 

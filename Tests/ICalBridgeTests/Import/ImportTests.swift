@@ -132,7 +132,7 @@ import Testing
         let error = try #require(plan.diagnostics.first { $0.severity == .error })
         #expect(error.eventID == "7")
         #expect(error.message.contains("Nowhere/Nothing"))
-        #expect(plan.zoneRules["W. Europe Standard Time 1"]?.contains("numeric suffix") == true)
+        #expect(plan.zoneResolutions["W. Europe Standard Time 1"]?.contains("numeric suffix") == true)
     }
 
     @Test("status properties, categories and the first alarm before the start")

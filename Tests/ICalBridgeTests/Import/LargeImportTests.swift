@@ -71,7 +71,7 @@ import Testing
         #expect(whole.events.count == count - broken)
         #expect(whole.sourceEvents == count + 1)
         #expect(try whole.jsonData() == reference.jsonData())
-        #expect(whole.zoneRules == reference.zoneRules)
+        #expect(whole.zoneResolutions == reference.zoneResolutions)
         #expect(whole.events.allSatisfy { $0.method == "PUBLISH" })
 
         // The override in the last chunk is attached to its series in the first.
