@@ -108,18 +108,7 @@ struct ImportCommand: Command {
         if inputs.contains("-"), terminal.stdinIsTerminal {
             throw UsageError("no input: name a FILE or pipe iCalendar into 'graph-ics import -'")
         }
-        var failures: [ImportResult] = []
-        var worstInputStatus: ExitStatus?
-        var readable: [Input] = []
-        for path in inputs {
-            do {
-                readable.append(Input(name: path == "-" ? "<stdin>" : path, data: try InputFile.read(path)))
-            } catch {
-                terminal.error(error.message)
-                worstInputStatus = worstInputStatus ?? error.status
-                failures.append(ImportResult(file: path, uid: "", action: .failed, error: error.message))
-            }
-        }
+        var (readable, failures, worstInputStatus) = readInputs(terminal)
         guard !readable.isEmpty else { return worstInputStatus ?? .inputMissing }
 
         // --as-meeting without a way to confirm: say who would be invited, send nothing, touch no network.
@@ -162,27 +151,57 @@ struct ImportCommand: Command {
         }
 
         if dryRun {
-            var plan = ImportPlan()
-            plan.events = planned.items.map(\.event)
-            do {
-                var data = try plan.jsonData()
-                data.append(0x0A)
-                terminal.out(String(decoding: data, as: UTF8.self))
-            } catch {
-                throw CommandFailure(.badInput, error.description)
-            }
-            terminal.note("dry run: \(plan.events.count) event(s) planned; nothing was sent to Graph")
+            try printDryRun(planned.items, terminal)
             return planningFailed ? .partlyFailed : .ok
         }
-
         guard let session else { return .usage }
-        let importer = EventImporter(client: session.client)
-        let report = importer.run(planned.items) { result in
+        return try send(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
+    }
+
+    /// Reads every input; the ones that cannot be read are reported and become failed results.
+    private func readInputs(_ terminal: Terminal) -> (
+        readable: [Input], failures: [ImportResult], worstStatus: ExitStatus?
+    ) {
+        var failures: [ImportResult] = []
+        var worstStatus: ExitStatus?
+        var readable: [Input] = []
+        for path in inputs {
+            do {
+                readable.append(Input(name: path == "-" ? "<stdin>" : path, data: try InputFile.read(path)))
+            } catch {
+                terminal.error(error.message)
+                worstStatus = worstStatus ?? error.status
+                failures.append(ImportResult(file: path, uid: "", action: .failed, error: error.message))
+            }
+        }
+        return (readable, failures, worstStatus)
+    }
+
+    /// `--dry-run`: the payloads on standard output, as `convert --to graph-json` prints them.
+    private func printDryRun(_ items: [ImportItem], _ terminal: Terminal) throws {
+        var plan = ImportPlan()
+        plan.events = items.map(\.event)
+        do {
+            var data = try plan.jsonData()
+            data.append(0x0A)
+            terminal.out(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw CommandFailure(.badInput, error.description)
+        }
+        terminal.note("dry run: \(plan.events.count) event(s) planned; nothing was sent to Graph")
+    }
+
+    /// Imports `items` into Graph, reporting each result as it is final, then the summary.
+    private func send(
+        _ items: [ImportItem], earlierFailures failures: [ImportResult], files: Int, _ session: Session,
+        _ terminal: Terminal
+    ) throws -> ExitStatus {
+        let report = EventImporter(client: session.client).run(items) { result in
             terminal.err(result.line)
         }
         var all = report
         all.results = failures + report.results
-        terminal.note("\(readable.count) file(s): \(all.summary)")
+        terminal.note("\(files) file(s): \(all.summary)")
         if json {
             var data = try all.jsonData()
             data.append(0x0A)

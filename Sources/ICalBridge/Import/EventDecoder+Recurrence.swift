@@ -130,7 +130,8 @@ extension EventDecoder {
         if start.isDate, recurrenceRule.isFinerThanDaily {
             // Every occurrence would be the event's own day again (and libical would step through
             // every second or minute of the days it compares).
-            context.warning("RRULE:\(recurrenceRule.text) repeats within a day, but the event is all-day; it adds no days")
+            context.warning(
+                "RRULE:\(recurrenceRule.text) repeats within a day, but the event is all-day; it adds no days")
             return
         }
         if let reason = recurrenceRule.neverOccurs(from: start.civil) {
