@@ -215,18 +215,20 @@ enum InputKind {
     }
 }
 
-/// Reads a whole input file or standard input.
 /// What a one-shot command leaves for the kernel to take back when the process ends.
 enum ProcessEnd {
+    /// Written only by the command's own thread (``keep(_:)``), never read: it only holds references.
     nonisolated(unsafe) private static var kept: [Any] = []
 
     /// Keeps `value` alive until exit: a large plan's thousands of allocations are then never freed one by
-    /// one, which would only delay the exit. Only for values the command is done with.
+    /// one, which would only delay the exit. Only for values the command is done with; call it from the
+    /// command's thread.
     static func keep(_ value: Any) {
         kept.append(value)
     }
 }
 
+/// Reads a whole input file or standard input.
 enum InputFile {
     /// Maximum input size: far above any real calendar, low enough to refuse a wrong file fast.
     static let maximumBytes = 512 << 20

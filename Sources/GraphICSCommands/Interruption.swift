@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Ctrl-C (SIGINT), SIGTERM and SIGHUP end graph-ics cleanly: temporary output files are removed, so an
 /// interrupted export leaves neither a partial file nor a changed existing one, and the exit status is
@@ -9,17 +10,16 @@ import Foundation
 /// the clean-up may take locks and allocate. An interrupted import needs nothing undone: every event it
 /// created carries its source identity and `transactionId`, and running it again skips or completes them.
 public enum Interruption {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var temporaryFiles: Set<String> = []
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    private static let temporaryFiles = Mutex<Set<String>>([])
 
-    /// Starts listening; call once, early in `main`.
-    public static func install(_ terminal: Terminal) {
-        for number in [SIGINT, SIGTERM, SIGHUP] {
+    /// Starts listening; call once, early in `main`, and keep what it returns (the signal sources) alive
+    /// until the process ends.
+    public static func install(_ terminal: Terminal) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                let files = lock.withLock { temporaryFiles }
+                let files = temporaryFiles.withLock { $0 }
                 for path in files { unlink(path) }
                 terminal.err("")
                 terminal.error("interrupted; nothing half-written was left behind")
@@ -27,16 +27,16 @@ public enum Interruption {
                 _exit(128 + number)
             }
             source.resume()
-            lock.withLock { sources.append(source) }
+            return source
         }
     }
 
     /// A temporary file to remove if graph-ics is interrupted before it is renamed into place.
     static func register(_ path: String) {
-        _ = lock.withLock { temporaryFiles.insert(path) }
+        _ = temporaryFiles.withLock { $0.insert(path) }
     }
 
     static func unregister(_ path: String) {
-        _ = lock.withLock { temporaryFiles.remove(path) }
+        _ = temporaryFiles.withLock { $0.remove(path) }
     }
 }

@@ -12,8 +12,10 @@ enum GraphICSMain {
         // the thread that frees it.
         _ = mallopt(M_MXFAST, 0)
         let terminal = Terminal()
-        Interruption.install(terminal)
-        let status = Program.run(Array(CommandLine.arguments.dropFirst()), terminal: terminal)
+        let signals = Interruption.install(terminal)
+        let status = withExtendedLifetime(signals) {
+            Program.run(Array(CommandLine.arguments.dropFirst()), terminal: terminal)
+        }
         exit(status.rawValue)
     }
 }
