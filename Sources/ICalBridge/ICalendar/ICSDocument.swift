@@ -9,8 +9,9 @@ import Foundation
 /// stream, LF-only lines, folded lines and a UTF-8 byte order mark all work; input that is not UTF-8 is
 /// read as Latin-1 with a warning. Not thread-safe.
 final class ICSDocument {
-    /// One VEVENT with where it came from.
+    /// One VEVENT with where it came from, lent by ``withEvents(_:)``.
     struct Event {
+        /// The VEVENT, borrowed from the document's trees: valid only inside ``withEvents(_:)``.
         let pointer: OpaquePointer
         /// The calendar's METHOD (`PUBLISH`, `REQUEST`, `CANCEL`, …), upper-cased; nil when absent.
         let method: String?
@@ -58,12 +59,22 @@ final class ICSDocument {
     }
 
     let file: String
-    private(set) var events: [Event] = []
+    /// The VEVENTs; handed out only through ``withEvents(_:)``.
+    private var events: [Event] = []
     private(set) var diagnostics: [Diagnostic] = []
     /// VTODO and VJOURNAL components seen (reported when there are no events).
     private(set) var otherComponents = 0
     /// The parsed calendars; they own every `Event.pointer`.
     private var roots: [ICalComponent] = []
+
+    /// The VEVENTs, lent for the duration of `body` (which may hand them to other threads): the document,
+    /// which owns their components, stays alive until `body` returns, and no `Event` may be kept past it.
+    func withEvents<Result>(_ body: ([Event]) throws -> Result) rethrows -> Result {
+        try withExtendedLifetime(self) { try body(events) }
+    }
+
+    /// How many VEVENTs the document holds.
+    var eventCount: Int { events.count }
 
     deinit {
         // Freeing the trees of a large file takes as long as parsing a part of it: done on all cores.

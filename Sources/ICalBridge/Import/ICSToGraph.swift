@@ -27,62 +27,64 @@ public enum ICSToGraph {
     }
 
     private static func plan(_ document: ICSDocument, options: ImportOptions, settings: ImportSettings) -> ImportPlan {
-        let options = {
-            var options = options
-            options.expansionBudget = expansionBudget(
-                filteringRecurrenceRules: document.events.reduce(0) { $0 + $1.filteringRecurrenceRules })
-            return options
-        }()
-        var decoder = EventDecoder(options: options, settings: settings)
-        var plan = ImportPlan()
-        plan.diagnostics = document.diagnostics
-        plan.sourceEvents = document.events.count
-        // Overrides (RECURRENCE-ID) belong to the series with their UID when it is in the file.
-        var mastersByUID: [String: Int] = [:]
-        var overrides: [String: [ICSDocument.Event]] = [:]
-        var masters: [(event: ICSDocument.Event, uid: String)] = []
-        for event in document.events {
-            if event.isOverride {
-                overrides[event.uid, default: []].append(event)
-            } else {
-                mastersByUID[event.uid] = masters.count
-                masters.append((event, event.uid))
-            }
-        }
-        // Events are independent: slices of them are planned on all cores, each by its own decoder, and
-        // joined in file order.
-        let slices = Parallel.slices(count: masters.count, minimum: 128)
-        if slices.count > 1 {
-            let done = Parallel.mapEach(count: slices.count) { slice in
-                var decoder = EventDecoder(options: options, settings: settings)
-                var events: [PlannedEvent] = []
-                for (event, uid) in masters[slices[slice]] {
-                    events += decoder.plan(event, overrides: overrides[uid] ?? [])
+        document.withEvents { events in
+            let options = {
+                var options = options
+                options.expansionBudget = expansionBudget(
+                    filteringRecurrenceRules: events.reduce(0) { $0 + $1.filteringRecurrenceRules })
+                return options
+            }()
+            var decoder = EventDecoder(options: options, settings: settings)
+            var plan = ImportPlan()
+            plan.diagnostics = document.diagnostics
+            plan.sourceEvents = events.count
+            // Overrides (RECURRENCE-ID) belong to the series with their UID when it is in the file.
+            var mastersByUID: [String: Int] = [:]
+            var overrides: [String: [ICSDocument.Event]] = [:]
+            var masters: [(event: ICSDocument.Event, uid: String)] = []
+            for event in events {
+                if event.isOverride {
+                    overrides[event.uid, default: []].append(event)
+                } else {
+                    mastersByUID[event.uid] = masters.count
+                    masters.append((event, event.uid))
                 }
-                return (decoder: decoder, events: events)
             }
-            var planned = done.map(\.events)
-            plan.events = Parallel.concatenated(&planned)
-            for slice in done {
-                decoder.diagnostics += slice.decoder.diagnostics
-                decoder.zoneResolutions.merge(slice.decoder.zoneResolutions) { first, _ in first }
+            // Events are independent: slices of them are planned on all cores, each by its own decoder, and
+            // joined in file order.
+            let slices = Parallel.slices(count: masters.count, minimum: 128)
+            if slices.count > 1 {
+                let done = Parallel.mapEach(count: slices.count) { slice in
+                    var decoder = EventDecoder(options: options, settings: settings)
+                    var events: [PlannedEvent] = []
+                    for (event, uid) in masters[slices[slice]] {
+                        events += decoder.plan(event, overrides: overrides[uid] ?? [])
+                    }
+                    return (decoder: decoder, events: events)
+                }
+                var planned = done.map(\.events)
+                plan.events = Parallel.concatenated(&planned)
+                for slice in done {
+                    decoder.diagnostics += slice.decoder.diagnostics
+                    decoder.zoneResolutions.merge(slice.decoder.zoneResolutions) { first, _ in first }
+                }
+            } else {
+                for (event, uid) in masters {
+                    plan.events += decoder.plan(event, overrides: overrides[uid] ?? [])
+                }
             }
-        } else {
-            for (event, uid) in masters {
-                plan.events += decoder.plan(event, overrides: overrides[uid] ?? [])
+            for (uid, events) in overrides.sorted(by: { $0.key < $1.key }) where mastersByUID[uid] == nil {
+                // Occurrences whose series is not in the file (an invitation to one occurrence): events of their own.
+                for event in events { plan.events += decoder.plan(event, overrides: []) }
             }
+            plan.diagnostics += decoder.diagnostics
+            plan.zoneResolutions = decoder.zoneResolutions
+            if events.isEmpty {
+                let what = document.otherComponents > 0 ? "only to-dos or journal entries, no events" : "no events"
+                plan.diagnostics.append(Diagnostic(.error, "the file holds \(what)", file: options.file))
+            }
+            return plan
         }
-        for (uid, events) in overrides.sorted(by: { $0.key < $1.key }) where mastersByUID[uid] == nil {
-            // Occurrences whose series is not in the file (an invitation to one occurrence): events of their own.
-            for event in events { plan.events += decoder.plan(event, overrides: []) }
-        }
-        plan.diagnostics += decoder.diagnostics
-        plan.zoneResolutions = decoder.zoneResolutions
-        if document.events.isEmpty {
-            let what = document.otherComponents > 0 ? "only to-dos or journal entries, no events" : "no events"
-            plan.diagnostics.append(Diagnostic(.error, "the file holds \(what)", file: options.file))
-        }
-        return plan
     }
 }
 
