@@ -21,7 +21,10 @@ struct CurlTransferOptions: Sendable {
 /// encoding libcurl can decode, no redirects followed, only `http` and `https`, proxies from the
 /// environment (`https_proxy`, `no_proxy`, …) except for loopback hosts. Never `CURLOPT_FAILONERROR`:
 /// Graph's error JSON comes in 4xx and 5xx bodies.
-final class CurlEasyHandle {
+///
+/// Sendable by hand: it wraps a libcurl easy handle, which may move between threads but is used by one
+/// thread at a time (``CurlTransport`` hands it out from its pool and takes it back).
+final class CurlEasyHandle: @unchecked Sendable {
     /// `curl_global_init(CURL_GLOBAL_DEFAULT)`, run once (a lazily initialised static is thread-safe)
     /// before the first `curl_easy_init`.
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))

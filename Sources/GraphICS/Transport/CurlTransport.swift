@@ -1,5 +1,6 @@
 import Foundation
 import ICalBridge
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -16,10 +17,7 @@ import ICalBridge
 /// host (`127.0.0.0/8`, `::1`, `localhost`), so tokens never travel in clear text. The transport never
 /// retries (see `RetryPolicy`) and never follows redirects; every HTTP status is a response, failures
 /// below HTTP throw `CurlError`.
-///
-/// Sendable by hand: it holds libcurl handles, each used by one thread between `checkOut` and `checkIn`,
-/// and the pool of idle ones is read and written only under `lock`.
-public final class CurlTransport: HTTPTransport, @unchecked Sendable {
+public final class CurlTransport: HTTPTransport, Sendable {
     /// The `User-Agent` graph-ics sends unless a request sets its own.
     public static let defaultUserAgent = "graph-ics/\(GraphICSVersion.version)"
     /// How many idle handles (and so idle connections) the pool keeps.
@@ -35,10 +33,8 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
     /// The `User-Agent` header value.
     public let userAgent: String
 
-    // `idleHandles` is read and written only while `lock` is held; a handle taken out of it is used by
-    // one thread until it is put back.
-    private let lock = NSLock()
-    private var idleHandles: [CurlEasyHandle] = []
+    /// Idle handles; a handle taken out of the pool is used by one thread until it is put back.
+    private let idleHandles = Mutex<[CurlEasyHandle]>([])
 
     /// Creates a transport with the given limits; TLS verification cannot be turned off.
     public init(
@@ -65,26 +61,19 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
 
     /// The number of handles waiting in the pool (for tests and diagnostics).
     public var idleHandleCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return idleHandles.count
+        idleHandles.withLock { $0.count }
     }
 
     private func checkOut() throws -> CurlEasyHandle {
-        lock.lock()
-        let pooled = idleHandles.popLast()
-        lock.unlock()
-        if let pooled {
+        if let pooled = idleHandles.withLock({ $0.popLast() }) {
             return pooled
         }
         return try CurlEasyHandle()
     }
 
     private func checkIn(_ handle: CurlEasyHandle) {
-        lock.lock()
-        defer { lock.unlock() }
-        if idleHandles.count < Self.maxIdleHandles {
-            idleHandles.append(handle)
+        idleHandles.withLock { idle in
+            if idle.count < Self.maxIdleHandles { idle.append(handle) }
         }
     }
 
