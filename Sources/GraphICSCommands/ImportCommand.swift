@@ -108,7 +108,10 @@ struct ImportCommand: Command {
         if inputs.contains("-"), terminal.stdinIsTerminal {
             throw UsageError("no input: name a FILE or pipe iCalendar into 'graph-ics import -'")
         }
-        var (readable, failures, worstInputStatus) = readInputs(terminal)
+        let read = readInputs(terminal)
+        let readable = read.readable
+        let worstInputStatus = read.worstStatus
+        var failures = read.failures
         guard !readable.isEmpty else { return worstInputStatus ?? .inputMissing }
 
         // --as-meeting without a way to confirm: say who would be invited, send nothing, touch no network.

@@ -36,7 +36,7 @@ enum Fixtures {
 
     /// Unfolded content lines of an iCalendar text.
     static func lines(_ text: String) -> [String] {
-        text.replacing("\r\n ", with: "").split(separator: "\r\n").map(String.init)
+        ICalendarLines.unfolded(text)
     }
 
     /// The VEVENT blocks, each as its unfolded lines.

@@ -233,9 +233,6 @@ final class CurlEasyHandle: @unchecked Sendable {
     }
 }
 
-@available(*, unavailable)
-extension CurlEasyHandle: Sendable {}
-
 /// What one transfer has received so far; the callbacks' context.
 private final class TransferState {
     let limit: Int

@@ -73,9 +73,6 @@ final class ICSDocument {
         try withExtendedLifetime(self) { try body(events) }
     }
 
-    /// How many VEVENTs the document holds.
-    var eventCount: Int { events.count }
-
     deinit {
         // Freeing the trees of a large file takes as long as parsing a part of it: done on all cores.
         guard roots.count > 1 else { return }
