@@ -1,4 +1,4 @@
-/// The exit statuses of graph-ics (sysexits.h), as the CLI contract in DESIGN.md lists them.
+/// The exit statuses of graph-ics (sysexits.h), as the README's "Exit status" table lists them.
 public enum ExitStatus: Int32, Sendable {
     case ok = 0
     /// Some events failed, the others went through.

@@ -1,6 +1,6 @@
 internal import CLibical
 
-/// The time zones of a file: each TZID resolved once, by the ladder of DESIGN.md.
+/// The time zones of a file: each TZID resolved once, by the zone ladder (docs/ARCHITECTURE.md).
 extension EventDecoder {
     /// How a TZID of the file is understood.
     enum SourceZone {
@@ -13,7 +13,7 @@ extension EventDecoder {
         case unknown
     }
 
-    /// The time-zone ladder of DESIGN.md for one TZID, remembered per file.
+    /// The zone ladder (docs/ARCHITECTURE.md) for one TZID, remembered per file.
     mutating func sourceZone(_ tzid: String, context: inout Context) -> SourceZone {
         if let known = zones[tzid] { return known }
         let resolved: SourceZone
