@@ -17,9 +17,11 @@ struct AddCommand: Command {
         Times are YYYY-MM-DDTHH:MM (or 'YYYY-MM-DD HH:MM'), wall-clock time in --tz or else the
         mailbox's time zone. A time that does not exist there (clocks go forward) is moved forward
         by the gap, a time that occurs twice (clocks go back) is taken at its first occurrence;
-        graph-ics warns in both cases. With --all-day, --start and --end are dates (YYYY-MM-DD) and
-        --end is exclusive, the day after the last one: a one-day event on 1 December is
-        --start 2026-12-01 --end 2026-12-02.
+        graph-ics warns in both cases. A start moved forward keeps the length asked for: the end
+        moves with it (a note says so), so the event never shrinks to nothing.
+
+        With --all-day, --start and --end are dates (YYYY-MM-DD) and --end is exclusive, the day
+        after the last one: a one-day event on 1 December is --start 2026-12-01 --end 2026-12-02.
 
         Attendees are invited: Microsoft Graph mails each of them an invitation as soon as the event
         is created (graph-ics says so on standard error before it sends). Leave --attendees out for
@@ -141,8 +143,14 @@ struct AddCommand: Command {
         if allDay {
             when = .allDay(first: start, end: end)
         } else {
-            let startInstant = Self.instant(start, typed: startText, option: "--start", in: zone, terminal)
-            let endInstant = Self.instant(end, typed: endText, option: "--end", in: zone, terminal)
+            let startPlacement = EventDraft.place(start, in: zone)
+            let startInstant = Self.instant(startPlacement, typed: startText, option: "--start", in: zone, terminal)
+            var endInstant = Self.instant(
+                EventDraft.place(end, in: zone), typed: endText, option: "--end", in: zone, terminal)
+            if case .skipped = startPlacement {
+                endInstant = Self.keepingLength(
+                    start: startInstant, end: endInstant, asked: (start, end), zone, terminal)
+            }
             guard startInstant <= endInstant else {
                 throw UsageError(
                     "--end \(endText) is before --start \(startText) in \(zone.name) (clocks change in between)")
@@ -166,11 +174,37 @@ struct AddCommand: Command {
         return .ok
     }
 
+    /// The end of an event whose start fell in a gap and was moved forward: the start plus the length the
+    /// typed times ask for (`--start 02:30 --end 03:30` is an hour, not the nothing between 03:30 and 03:30),
+    /// with a note when that moves the end.
+    static func keepingLength(
+        start: Int64, end: Int64, asked: (start: CivilDateTime, end: CivilDateTime), _ zone: ResolvedZone,
+        _ terminal: Terminal
+    ) -> Int64 {
+        let length = asked.end.secondsSinceEpoch - asked.start.secondsSinceEpoch
+        let kept = start + length
+        guard kept != end else { return end }
+        terminal.note(
+            "the start moved forward, so the end moves too and the event keeps the \(duration(length)) asked for: "
+                + "ends \(AgendaText.time(zone.localTime(at: kept))) \(AgendaText.offset(zone.utcOffset(at: kept)))")
+        return kept
+    }
+
+    /// `1 h`, `1 h 30 min`, `45 min`.
+    static func duration(_ seconds: Int64) -> String {
+        let minutes = seconds / 60
+        switch (minutes / 60, minutes % 60) {
+        case (0, let rest): return "\(rest) min"
+        case (let hours, 0): return "\(hours) h"
+        case (let hours, let rest): return "\(hours) h \(rest) min"
+        }
+    }
+
     /// The instant of a typed wall-clock time, with a warning when it falls in a gap or a fold.
     static func instant(
-        _ local: CivilDateTime, typed: String, option: String, in zone: ResolvedZone, _ terminal: Terminal
+        _ placement: EventDraft.Placement, typed: String, option: String, in zone: ResolvedZone, _ terminal: Terminal
     ) -> Int64 {
-        switch EventDraft.place(local, in: zone) {
+        switch placement {
         case .exact(let instant):
             return instant
         case .skipped(let instant):

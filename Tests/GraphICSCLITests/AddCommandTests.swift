@@ -153,6 +153,39 @@ import Testing
         #expect(Self.dateTime(standIn.event(id: foldID)?["end"]) == "2026-10-25T02:30:00.0000000")
     }
 
+    @Test("a start in the spring-forward gap moves forward and the event keeps the length asked for")
+    func gapKeepsTheLength() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let result = try account.run(
+            ["add", "--subject", "Gap", "--start", "2027-03-28 02:30", "--end", "2027-03-28 03:30"],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(
+            result.errLines.contains(
+                "warning: --start 2027-03-28 02:30 does not exist in Europe/Berlin (the clocks go forward then); "
+                    + "using 03:30 +02:00"), "stderr: \(result.err)")
+        #expect(
+            result.errLines.contains(
+                "note: the start moved forward, so the end moves too and the event keeps the 1 h asked for: "
+                    + "ends 04:30 +02:00"), "stderr: \(result.err)")
+        let id = try #require(result.out.split(separator: "\n").first.map(String.init))
+        let stored = try #require(standIn.event(id: id))
+        #expect(Self.dateTime(stored["start"]) == "2027-03-28T01:30:00.0000000")
+        #expect(Self.dateTime(stored["end"]) == "2027-03-28T02:30:00.0000000")
+        #expect(result.err.contains("04:30 (Europe/Berlin)"), "stderr: \(result.err)")
+
+        // An end in the gap after a start before it already keeps the length: no note.
+        let endInGap = try account.run(
+            ["add", "--subject", "End in gap", "--start", "2027-03-28T01:30", "--end", "2027-03-28T02:30"],
+            environment: account.tokenEnvironment())
+        #expect(endInGap.status == 0, "stderr: \(endInGap.err)")
+        #expect(!endInGap.err.contains("note: the start moved"), "stderr: \(endInGap.err)")
+        let other = try #require(endInGap.out.split(separator: "\n").first.map(String.init))
+        #expect(Self.dateTime(standIn.event(id: other)?["start"]) == "2027-03-28T00:30:00.0000000")
+        #expect(Self.dateTime(standIn.event(id: other)?["end"]) == "2027-03-28T01:30:00.0000000")
+    }
+
     @Test(
         "usage mistakes exit 64 and send nothing",
         arguments: [
