@@ -12,7 +12,9 @@ struct ConvertCommand: Command {
     static let discussion = """
         Converts offline between Microsoft Graph JSON and iCalendar. Reads FILE, or standard input
         when FILE is '-' or left out; writes to standard output unless -o names a file. A file is
-        written whole or not at all: graph-ics writes a temporary file next to it and renames it.
+        written whole or not at all: graph-ics writes a temporary file next to it (next to the file
+        a symbolic link points to) and renames it. Devices, FIFOs, sockets and /dev/fd/N are
+        written straight through, never replaced.
 
         The kind of input is read from its content and converted to the other kind:
           Graph JSON ('{' or '['): a calendarView or events response, a single event or an array
@@ -28,7 +30,8 @@ struct ConvertCommand: Command {
           curl -s … | graph-ics convert - | khal import --batch -
 
         Exit status: 0 all events converted, 1 some events failed (the others are in the output),
-        64 usage, 65 bad input (nothing usable), 66 input missing, 73 cannot create output, 74 I/O error.
+        64 usage (also an output that is the input file), 65 bad input (nothing usable), 66 input
+        missing, 73 cannot create output, 74 I/O error, 141 the reader of the output went away.
         """
     static let operands: ValueCompletion? = .file
 
@@ -45,7 +48,8 @@ struct ConvertCommand: Command {
         let zone = Option.zone(
             help: "Your time zone, IANA (Europe/Berlin) or Windows (W. Europe Standard Time). Graph JSON: "
                 + "events whose original zone Graph does not know (tzone://Microsoft/Custom, …) are shown in it. "
-                + "iCalendar: floating times and all-day events are placed in it. UTC if absent.")
+                + "UTC if absent. iCalendar: all-day events and floating times are placed in it. "
+                + FloatingZone.rule)
         let asMeeting = Flag(
             "--as-meeting",
             help: "iCalendar: ORGANIZER and ATTENDEEs become real attendees (importing such events mails "
@@ -81,6 +85,7 @@ struct ConvertCommand: Command {
         if input == "-", terminal.stdinIsTerminal {
             throw UsageError("no input: name a FILE or pipe Graph JSON into 'graph-ics convert -'")
         }
+        try refuseOutputThatIsTheInput()
         let data = try InputFile.read(input)
         let inputName = input == "-" ? "<stdin>" : input
         switch InputKind.detect(data, name: input) {
@@ -100,6 +105,22 @@ struct ConvertCommand: Command {
                 "\(inputName): neither Graph JSON (starting with '{' or '[') nor iCalendar (BEGIN:VCALENDAR)"
             )
         }
+    }
+
+    /// `convert c.ics -o c.ics` would replace the ticket with its JSON: an output that is the input file
+    /// (same device and inode, through any symbolic link, also as standard input or output) is a usage error,
+    /// found before anything is read or written. Only a regular file is refused: `/dev/null` may be both.
+    func refuseOutputThatIsTheInput() throws(UsageError) {
+        let inputIdentity =
+            input == "-" ? POSIXFile.identity(ofDescriptor: 0) : POSIXFile.identity(of: input)
+        let outputIdentity =
+            output == nil || output == "-" ? POSIXFile.identity(ofDescriptor: 1) : output.flatMap(POSIXFile.identity)
+        guard let inputIdentity, inputIdentity.isRegular, inputIdentity == outputIdentity else { return }
+        let inputName = input == "-" ? "standard input" : input
+        let outputName = output.flatMap { $0 == "-" ? nil : "-o " + $0 } ?? "standard output"
+        throw UsageError(
+            "\(outputName) is the same file as the input (\(inputName)): the conversion would replace it; "
+                + "write to another file")
     }
 
     private func convertGraphJSON(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
@@ -133,7 +154,8 @@ struct ConvertCommand: Command {
     }
 
     private func convertICS(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
-        var options = ImportOptions(userZone: zone, strict: strict, file: name)
+        let floating = zone.map { FloatingZone(zone: $0, source: FloatingZone.option) } ?? FloatingZone.local()
+        var options = ImportOptions(userZone: floating.zone, strict: strict, file: name)
         options.expansionLimit = 500
         // What `import` sends into the default calendar with --on-duplicate skip.
         let settings = ImportSettings(notifiesAttendees: asMeeting)
@@ -147,6 +169,7 @@ struct ConvertCommand: Command {
             throw CommandFailure(Self.status(for: error.code), error.description)
         }
         Self.report(plan.diagnostics, terminal)
+        if plan.readsFloatingTimes { terminal.note(floating.note(file: name)) }
         if verbose {
             for (tzid, resolution) in plan.zoneResolutions.sorted(by: { $0.key < $1.key }) {
                 terminal.note("TZID \(tzid): \(resolution)")
@@ -279,5 +302,57 @@ enum InputFile {
             throw CommandFailure(.ioError, "\(path): cannot be read (\(POSIXFile.describe(failure)))")
         }
         return data
+    }
+}
+
+/// The zone floating times (neither TZID nor `Z`) and all-day events of an `.ics` are placed in, and why.
+/// One rule for `convert` and `import` (the README's "From .ics to Graph"): `--tz` when given; else, for
+/// `import`, the mailbox's zone; else, for `convert` (offline), the zone `TZ` names or the system's zone.
+struct FloatingZone {
+    /// The rule as both commands' help states it.
+    static let rule =
+        "Floating times (no TZID) are read in --tz, else (import) the mailbox's zone, else (convert, offline) "
+        + "the zone TZ names or the system's; a note names the zone used."
+    /// The ``source`` of a zone given with `--tz`.
+    static let option = "given with --tz"
+
+    var zone: ResolvedZone
+    /// Where the zone came from, for the note: ``option``, `the mailbox's zone`, `the zone TZ names`, ….
+    var source: String
+
+    /// `ticket.ics: floating times (no TZID) read in Europe/Berlin, the mailbox's zone; --tz chooses another`.
+    func note(file: String) -> String {
+        let other = source == Self.option ? "" : "; --tz chooses another"
+        return "\(file): floating times (no TZID) read in \(zone.name), \(source)\(other)"
+    }
+
+    /// The zone of this machine: `TZ` when it names a zone (IANA or Windows name, `:Europe/Berlin`, or a
+    /// path into the zone folder), else the zone `/etc/localtime` links to, else `/etc/timezone`, else UTC.
+    static func local(
+        environment: [String: String] = ProcessInfo.processInfo.environment, localtime: String = "/etc/localtime",
+        timezoneFile: String = "/etc/timezone"
+    ) -> FloatingZone {
+        var ignored = ""
+        if let value = environment["TZ"], !value.isEmpty {
+            if let zone = named(value) { return FloatingZone(zone: zone, source: "the zone TZ names") }
+            ignored = " (TZ '\(value)' names no zone graph-ics knows)"
+        }
+        if let link = POSIXFile.linkTarget(localtime), let zone = named(link) {
+            return FloatingZone(zone: zone, source: "the system's zone (\(localtime))" + ignored)
+        }
+        let text = (try? String(contentsOfFile: timezoneFile, encoding: .utf8)) ?? ""
+        if let line = text.split(whereSeparator: \.isNewline).first, let zone = named(String(line)) {
+            return FloatingZone(zone: zone, source: "the system's zone (\(timezoneFile))" + ignored)
+        }
+        return FloatingZone(zone: .utc, source: "as the system names no zone" + ignored)
+    }
+
+    /// A zone name as `TZ` or a link into the zone folder gives it.
+    private static func named(_ text: String) -> ResolvedZone? {
+        var name = text.hasPrefix(":") ? String(text.dropFirst()) : text
+        if let folder = name.range(of: "zoneinfo/") { name = String(name[folder.upperBound...]) }
+        for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) { name = String(name.dropFirst(prefix.count)) }
+        guard case .resolved(let zone, _) = ZoneResolver.resolve(name) else { return nil }
+        return zone
     }
 }

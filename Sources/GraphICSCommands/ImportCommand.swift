@@ -65,7 +65,7 @@ struct ImportCommand: Command {
         ).defaulting(to: .skip)
         let zone = Option.zone(
             help: "Your time zone (IANA or Windows name) for floating times and all-day events; the mailbox's "
-                + "time zone otherwise.")
+                + "time zone otherwise. " + FloatingZone.rule)
         let json = Flag("--json", help: "Print the report as JSON on standard output.")
         let connection = ConnectionOptions.Declarations()
     }
@@ -236,6 +236,10 @@ struct ImportCommand: Command {
             }
             if !quiet {
                 ConvertCommand.report(plan.diagnostics, terminal)
+                if plan.readsFloatingTimes {
+                    let source = self.zone == nil ? "the mailbox's zone" : FloatingZone.option
+                    terminal.note(FloatingZone(zone: zone, source: source).note(file: input.name))
+                }
                 if connection.verbose {
                     for (tzid, resolution) in plan.zoneResolutions.sorted(by: { $0.key < $1.key }) {
                         terminal.note("\(input.name): TZID \(tzid): \(resolution)")

@@ -31,6 +31,15 @@ public enum Interruption {
         }
     }
 
+    /// Ends graph-ics after a write found its reader gone (`graph-ics export -o - | head`, a FIFO whose
+    /// reader closed): silently, with 141 (128 + SIGPIPE, what a shell shows for other tools), temporary
+    /// files removed. SIGPIPE itself is ignored (``GraphICSMain``), so that this clean-up runs.
+    public static func endForBrokenPipe() -> Never {
+        let files = temporaryFiles.withLock { $0 }
+        for path in files { unlink(path) }
+        _exit(128 + SIGPIPE)
+    }
+
     /// A temporary file to remove if graph-ics is interrupted before it is renamed into place.
     static func register(_ path: String) {
         _ = temporaryFiles.withLock { $0.insert(path) }

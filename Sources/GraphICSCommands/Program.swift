@@ -41,7 +41,7 @@ public enum Program {
                     text: """
                         0 ok, 1 some events failed, 64 usage, 65 bad input, 66 input missing,
                         69 Graph unavailable, 73 cannot create output, 74 I/O error, 75 temporary failure,
-                        77 not signed in or no permission.
+                        77 not signed in or no permission, 141 the reader of the output went away.
                         """),
             ])
     }

@@ -19,7 +19,7 @@ public final class Terminal: Sendable {
 
     /// Writes `text` to stdout as is.
     public func out(_ text: String) {
-        lock.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
+        lock.withLock { _ in Self.write(text, to: 1) }
     }
 
     /// Writes one line to stderr. Control characters other than line feeds and tabs are shown as U+FFFD:
@@ -50,6 +50,14 @@ public final class Terminal: Sendable {
     }
 
     private func write(_ text: String) {
-        lock.withLock { _ in FileHandle.standardError.write(Data(text.utf8)) }
+        lock.withLock { _ in Self.write(text, to: 2) }
+    }
+
+    /// Writes to standard output or error; a reader that went away ends graph-ics (141), other failures
+    /// are left to the exit status (there is nowhere to report them).
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        let failure = text.withUTF8 { POSIXFile.writeAll(descriptor, UnsafeRawBufferPointer($0)) }
+        if failure == EPIPE { Interruption.endForBrokenPipe() }
     }
 }

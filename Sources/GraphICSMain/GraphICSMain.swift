@@ -11,6 +11,10 @@ enum GraphICSMain {
         // milliseconds on one core for a 10,000-event file. Without them each free merges at once, on
         // the thread that frees it.
         _ = mallopt(M_MXFAST, 0)
+        // A reader that goes away (`graph-ics export -o - | head -n 5`) makes writes fail with EPIPE, and
+        // graph-ics then removes its temporary files and exits 141, silently, as a shell shows for tools
+        // SIGPIPE ends (Interruption.endForBrokenPipe). Ignoring it also overrides an inherited handler.
+        signal(SIGPIPE, SIG_IGN)
         let terminal = Terminal()
         let signals = Interruption.install(terminal)
         let status = withExtendedLifetime(signals) {

@@ -497,4 +497,109 @@ import Testing
         return part(0..<4) + "-" + part(4..<6) + "-" + part(6..<8) + "T" + part(9..<11) + ":" + part(11..<13) + ":"
             + part(13..<15) + ".0000000"
     }
+
+    // MARK: Floating times
+
+    /// A ticket with floating times (no TZID, no Z), like Deutsche Bahn's.
+    static let floatingTicket = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//test//floating ticket//EN\r
+        BEGIN:VEVENT\r
+        UID:floating-train-1@test\r
+        DTSTAMP:20270701T120000Z\r
+        DTSTART:20270822T102700\r
+        DTEND:20270822T205200\r
+        SUMMARY:ICE 9551 Berlin - Paris\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    /// The single payload of a graph-json conversion.
+    static func onlyPayload(_ result: ProcessResult) throws -> [String: Any] {
+        let object = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let payloads = try #require(object["value"] as? [[String: Any]])
+        try #require(payloads.count == 1, "stdout: \(result.out)")
+        return payloads[0]
+    }
+
+    static func graphTime(_ payload: [String: Any], _ key: String) -> (dateTime: String?, timeZone: String?) {
+        let value = payload[key] as? [String: Any]
+        return (value?["dateTime"] as? String, value?["timeZone"] as? String)
+    }
+
+    @Test("floating times: --tz, else the zone TZ names, else the system's zone; a note names the zone used")
+    func floatingTimesFollowOneRule() throws {
+        try withTemporaryDirectory { directory in
+            let ticket = directory.appendingPathComponent("ticket.ics")
+            try Data(Self.floatingTicket.utf8).write(to: ticket)
+            let fromTZ = try graphICS(["convert", ticket.path], environment: ["TZ": "Europe/Berlin"])
+            #expect(fromTZ.status == 0, "stderr: \(fromTZ.err)")
+            let payload = try Self.onlyPayload(fromTZ)
+            #expect(Self.graphTime(payload, "start") == ("2027-08-22T10:27:00", "W. Europe Standard Time"))
+            #expect(Self.graphTime(payload, "end") == ("2027-08-22T20:52:00", "W. Europe Standard Time"))
+            #expect(
+                fromTZ.errLines == [
+                    "note: \(ticket.path): floating times (no TZID) read in Europe/Berlin, the zone TZ names; "
+                        + "--tz chooses another"
+                ], "stderr: \(fromTZ.err)")
+
+            let fromOption = try graphICS(
+                ["convert", ticket.path, "--tz", "America/New_York"], environment: ["TZ": "Europe/Berlin"])
+            #expect(fromOption.status == 0, "stderr: \(fromOption.err)")
+            #expect(
+                Self.graphTime(try Self.onlyPayload(fromOption), "start") == (
+                    "2027-08-22T10:27:00", "Eastern Standard Time"
+                ))
+            #expect(
+                fromOption.errLines == [
+                    "note: \(ticket.path): floating times (no TZID) read in America/New_York, given with --tz"
+                ], "stderr: \(fromOption.err)")
+        }
+    }
+
+    @Test("without --tz or TZ, floating times are read in the system's zone, as Foundation reads it")
+    func floatingTimesInTheSystemZone() throws {
+        guard ProcessInfo.processInfo.environment["TZ"] == nil else {
+            print("ConvertCommandTests: TZ is set for the tests, so the system's zone is not what graph-ics would use")
+            return
+        }
+        try withTemporaryDirectory { directory in
+            let ticket = directory.appendingPathComponent("ticket.ics")
+            try Data(Self.floatingTicket.utf8).write(to: ticket)
+            let result = try graphICS(["convert", ticket.path])
+            #expect(result.status == 0, "stderr: \(result.err)")
+            let note = try #require(result.errLines.first, "no note")
+            let prefix = "note: \(ticket.path): floating times (no TZID) read in "
+            try #require(note.hasPrefix(prefix) && note.contains(", the system's zone"), "stderr: \(result.err)")
+            let name = String(note.dropFirst(prefix.count).prefix { $0 != "," })
+            let named = try #require(TimeZone(identifier: name), "'\(name)' is not a zone Foundation knows")
+            var components = DateComponents()
+            (components.year, components.month, components.day, components.hour) = (2027, 8, 22, 10)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = .current
+            let date = try #require(calendar.date(from: components))
+            #expect(named.secondsFromGMT(for: date) == TimeZone.current.secondsFromGMT(for: date), "\(name)")
+            #expect(!result.err.contains("warning: "), "stderr: \(result.err)")
+        }
+    }
+
+    @Test("convert with TZ set to the mailbox's zone prints what import --dry-run sends for that mailbox")
+    func floatingTimesAsImportReadsThem() throws {
+        let account = try StandInAccount()
+        account.standIn.addUser(
+            displayName: "Megan Bowen", mail: "megan@contoso.example", mailboxTimeZone: "W. Europe Standard Time")
+        let ticket = account.folder.appendingPathComponent("ticket.ics")
+        try Data(Self.floatingTicket.utf8).write(to: ticket)
+        let dryRun = try account.run(["import", "--dry-run", ticket.path], environment: account.tokenEnvironment())
+        #expect(dryRun.status == 0, "stderr: \(dryRun.err)")
+        #expect(
+            dryRun.errLines.contains(
+                "note: \(ticket.path): floating times (no TZID) read in Europe/Berlin, the mailbox's zone; "
+                    + "--tz chooses another"), "stderr: \(dryRun.err)")
+        let converted = try graphICS(["convert", ticket.path], environment: ["TZ": "Europe/Berlin"])
+        #expect(converted.status == 0, "stderr: \(converted.err)")
+        #expect(converted.out == dryRun.out)
+    }
 }

@@ -95,9 +95,11 @@ extension EventDecoder {
                 return nil
             }
         } else if let user = options.userZone {
+            readsFloatingTimes = true
             instant = user.instant(forLocal: value.civil)
             graphZone = user.graphZone
         } else {
+            readsFloatingTimes = true
             context.warningOnce("floating time (no TZID, no Z) read as UTC; give your zone with --tz")
             instant = value.civil.secondsSinceEpoch
         }

@@ -7,6 +7,7 @@ struct EventDecoder {
     let settings: ImportSettings
     var diagnostics: [Diagnostic] = []
     var zoneResolutions: [String: String] = [:]
+    var readsFloatingTimes = false
     var zones: [String: SourceZone] = [:]
 
     init(options: ImportOptions, settings: ImportSettings) {

@@ -67,6 +67,7 @@ public enum ICSToGraph {
                 for slice in done {
                     decoder.diagnostics += slice.decoder.diagnostics
                     decoder.zoneResolutions.merge(slice.decoder.zoneResolutions) { first, _ in first }
+                    decoder.readsFloatingTimes = decoder.readsFloatingTimes || slice.decoder.readsFloatingTimes
                 }
             } else {
                 for (event, uid) in masters {
@@ -79,6 +80,7 @@ public enum ICSToGraph {
             }
             plan.diagnostics += decoder.diagnostics
             plan.zoneResolutions = decoder.zoneResolutions
+            plan.readsFloatingTimes = decoder.readsFloatingTimes
             if events.isEmpty {
                 let what = document.otherComponents > 0 ? "only to-dos or journal entries, no events" : "no events"
                 plan.diagnostics.append(Diagnostic(.error, "the file holds \(what)", file: options.file))

@@ -10,6 +10,8 @@ public struct ImportPlan: Sendable {
     public var zoneResolutions: [String: String] = [:]
     /// VEVENTs in the file (each override counted).
     public var sourceEvents = 0
+    /// Whether some time had neither TZID nor `Z` (floating) and was read in ``ImportOptions/userZone``.
+    public var readsFloatingTimes = false
 
     public init() {}
 }
