@@ -277,6 +277,37 @@ import Testing
         #expect(Self.startUTC(try #require(account.standIn.events().first)) == "2027-02-12T18:30:00")
     }
 
+    @Test func aTicketDeletedSinceIsCreatedAgainFromARedownloadedFile() throws {
+        let (account, environment) = try Self.account()
+        let ticket = Self.fixture("train-ticket.ics")
+        let text = try String(contentsOfFile: ticket, encoding: .utf8)
+        #expect(text.contains("METHOD:PUBLISH"))
+        func write(_ name: String, _ content: String) throws -> String {
+            let url = account.folder.appendingPathComponent(name)
+            try Data(content.utf8).write(to: url)
+            return url.path
+        }
+        #expect(try account.run(["import", ticket], environment: environment).status == 0)
+        // The event goes away (here by a cancellation of the ticket, as if the user deleted it) ...
+        let cancel = try write("cancel.ics", text.replacingOccurrences(of: "METHOD:PUBLISH", with: "METHOD:CANCEL"))
+        let cancelled = try account.run(["import", cancel], environment: environment)
+        #expect(cancelled.errLines.contains { $0.hasSuffix(": cancelled") }, "stderr: \(cancelled.err)")
+        #expect(account.standIn.eventCount == 0)
+
+        // ... and the ticket, downloaded again (a later DTSTAMP), is imported again.
+        let again = try write(
+            "again.ics",
+            text.replacingOccurrences(
+                of: #"DTSTAMP:\d{8}T\d{6}Z"#, with: "DTSTAMP:20261230T120000Z", options: .regularExpression))
+        let imported = try account.run(["import", again], environment: environment)
+        #expect(imported.status == 0, "stderr: \(imported.err)")
+        #expect(imported.errLines.contains { $0.hasSuffix(": created") }, "stderr: \(imported.err)")
+        #expect(account.standIn.eventCount == 1)
+        // Graph refused the first transactionId for the changed event; the versioned one created it.
+        let creates = account.standIn.operations.filter { $0.method == "POST" && $0.path.hasSuffix("/events") }
+        #expect(creates.map(\.status) == [201, 400, 201])
+    }
+
     // MARK: Interrupted runs
 
     @Test func aRunKilledMidwayAndRunAgainCreatesEveryEventOnce() throws {
