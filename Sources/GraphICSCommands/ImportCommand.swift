@@ -28,7 +28,9 @@ struct ImportCommand: Command {
         """
     static let epilogue = """
         The report has one line per event on standard error: created, updated, skipped (already
-        imported), cancelled, or failed with the reason (and Graph's request-id).
+        imported, or a newer version that --on-duplicate update would apply), cancelled, or failed
+        with the reason (and Graph's request-id). A dry run says what would be done: would create,
+        would update, would skip, would cancel; without a sign-in it cannot look, and says so.
 
         Examples:
           graph-ics import ticket.ics
@@ -49,8 +51,10 @@ struct ImportCommand: Command {
         ).refusingEmpty("--calendar needs a calendar name or id")
         let dryRun = Flag(
             "--dry-run",
-            help: "Print the Graph payloads that would be sent, as {\"value\": [...]}, and change nothing (like "
-                + "'convert --to graph-json').")
+            help: "Change nothing: print the Graph payloads that would be sent, as {\"value\": [...]} (like "
+                + "'convert --to graph-json'), and, when signed in, look up what was imported before and say per "
+                + "event: would create, would update, would skip, would cancel. With --json, print that report "
+                + "instead of the payloads.")
         let asMeeting = Flag(
             "--as-meeting",
             help: "Send the attendees: Graph mails each an invitation (and a cancellation for METHOD:CANCEL). "
@@ -90,9 +94,6 @@ struct ImportCommand: Command {
         asMeeting = parsed[\.asMeeting]
         confirmed = parsed[\.yes]
         json = parsed[\.json]
-        if json && dryRun {
-            throw UsageError("--dry-run prints the payloads on standard output; leave out --json")
-        }
         onDuplicate = try parsed[\.onDuplicate]
         zone = try parsed[\.zone]
         connection = try ConnectionOptions(parsed.group(\.connection))
@@ -127,16 +128,17 @@ struct ImportCommand: Command {
             return .usage
         }
 
-        // A dry run with --tz and no --calendar needs no account at all.
+        // A dry run with --tz and no --calendar needs no account at all: it looks duplicates up only when
+        // signed in.
         let session: Session? =
             dryRun && zone != nil && calendar == nil
-            ? nil : try Session.open(connection, need: dryRun ? .read : .write, terminal: terminal)
+            ? try? Session.open(connection, need: .read, terminal: terminal)
+            : try Session.open(connection, need: dryRun ? .read : .write, terminal: terminal)
         let userZone = try session?.mailboxZone(override: zone, terminal: terminal) ?? zone ?? .utc
-        let calendarID = try session.flatMap { try CalendarChoice.id(for: calendar, in: $0.client) }
+        let calendarID = try session.flatMap { try Self.calendarID(for: calendar, in: $0.client) }
         let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
         let planned = plan(readable, zone: userZone, settings, terminal, quiet: false)
         failures += planned.failures
-        let planningFailed = !failures.isEmpty
         guard !planned.items.isEmpty else {
             terminal.note("nothing to import: no usable event in the input")
             return worstInputStatus == .inputMissing && planned.failures.isEmpty ? .inputMissing : .badInput
@@ -154,8 +156,7 @@ struct ImportCommand: Command {
         }
 
         if dryRun {
-            try printDryRun(planned.items, terminal)
-            return planningFailed ? .partlyFailed : .ok
+            return try dryRun(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
         }
         guard let session else { return .usage }
         return try send(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
@@ -180,8 +181,65 @@ struct ImportCommand: Command {
         return (readable, failures, worstStatus)
     }
 
-    /// `--dry-run`: the payloads on standard output, as `convert --to graph-json` prints them.
-    private func printDryRun(_ items: [ImportItem], _ terminal: Terminal) throws {
+    /// The id of the calendar `--calendar` names, nil for the default calendar, also when `--calendar` names
+    /// it: an event imported there without `--calendar` is found, not imported a second time.
+    private static func calendarID(for nameOrID: String?, in client: GraphClient) throws -> String? {
+        guard let id = try CalendarChoice.id(for: nameOrID, in: client) else { return nil }
+        let isDefault = try client.calendars().contains { $0.id == id && $0.isDefaultCalendar == true }
+        return isDefault ? nil : id
+    }
+
+    /// `--dry-run`: the payloads on standard output, as `convert --to graph-json` prints them (or, with
+    /// `--json`, the report), and, when signed in, what the import would do with each event on standard error.
+    private func dryRun(
+        _ items: [ImportItem], earlierFailures failures: [ImportResult], files: Int, _ session: Session?,
+        _ terminal: Terminal
+    ) throws -> ExitStatus {
+        let preview = lookUp(items, session)
+        let report = ImportReport(
+            results: failures + (preview.results ?? items.map { Self.unlooked($0, reason: preview.reason) }),
+            isDryRun: true)
+        if json {
+            var data = try report.jsonData()
+            data.append(0x0A)
+            terminal.out(String(decoding: data, as: UTF8.self))
+        } else {
+            try printPayloads(items, terminal)
+        }
+        if let results = preview.results {
+            for result in results { terminal.err(result.line) }
+            terminal.note("dry run: \(files) file(s): \(report.summary); nothing was sent to Graph")
+        } else {
+            terminal.note(
+                "dry run: \(items.count) event(s) planned; graph-ics did not look for events imported before"
+                    + " (\(preview.reason)), so some may be skipped; nothing was sent to Graph")
+        }
+        return report.count(.failed) > 0 ? .partlyFailed : .ok
+    }
+
+    /// What the import would do with `items`, when a session can look; otherwise why it did not look.
+    private func lookUp(_ items: [ImportItem], _ session: Session?) -> (results: [ImportResult]?, reason: String) {
+        guard let session else { return (nil, "not signed in") }
+        do {
+            return (try EventImporter(client: session.client).preview(items), "")
+        } catch {
+            return (nil, FetchFailure.failure(error)?.message ?? "\(error)")
+        }
+    }
+
+    /// An event of a dry run that was not looked up, for `--json`: what the plan does with it.
+    private static func unlooked(_ item: ImportItem, reason: String) -> ImportResult {
+        let event = item.event
+        var result = ImportResult(
+            file: item.file, uid: event.sourceUID, recurrenceID: event.recurrenceID, subject: event.payload.subject,
+            action: EventImporter.isCancellation(event) ? .cancelled : .created,
+            note: "not looked up: \(reason)")
+        result.isPreview = true
+        return result
+    }
+
+    /// The payloads on standard output, as `convert --to graph-json` prints them.
+    private func printPayloads(_ items: [ImportItem], _ terminal: Terminal) throws {
         var plan = ImportPlan()
         plan.events = items.map(\.event)
         do {
@@ -191,7 +249,6 @@ struct ImportCommand: Command {
         } catch {
             throw CommandFailure(.badInput, error.description)
         }
-        terminal.note("dry run: \(plan.events.count) event(s) planned; nothing was sent to Graph")
     }
 
     /// Imports `items` into Graph, reporting each result as it is final, then the summary.

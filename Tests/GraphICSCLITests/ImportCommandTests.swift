@@ -114,19 +114,50 @@ import Testing
         #expect(payloads.count == 3)
         #expect(payloads.allSatisfy { $0["transactionId"] is String && $0["attendees"] == nil })
         let properties = payloads.compactMap { $0["singleValueExtendedProperties"] as? [[String: Any]] }
-        #expect(properties.allSatisfy { $0.count == 2 })
-        #expect(account.standIn.requests.allSatisfy { $0.method == "GET" })
+        #expect(properties.count == 3 && properties.allSatisfy { $0.count == 3 })
+        // Reads only: GETs, and the lookups' GETs inside `$batch`.
+        #expect(account.standIn.requests.allSatisfy { $0.method == "GET" || $0.path.hasSuffix("/$batch") })
+        #expect(account.standIn.operations.allSatisfy { $0.method == "GET" || $0.path.hasSuffix("/$batch") })
         #expect(Self.writes(account.standIn) == 0)
         #expect(account.standIn.eventCount == 0)
+        #expect(result.errLines.filter { $0.hasSuffix(": would create") }.count == 3, "stderr: \(result.err)")
 
-        // With --tz it needs no account and sends nothing at all.
+        // With --tz and no sign-in it needs no account, sends nothing at all, and says it did not look.
         let requests = account.standIn.requests.count
         let offline = try account.run(
             ["import", "--dry-run", "--tz", "Europe/Berlin", Self.fixture("concert.ics")],
             environment: account.baseEnvironment)
         #expect(offline.status == 0, "stderr: \(offline.err)")
         #expect(offline.out.contains("\"2027-02-11T20:00:00\""))
+        #expect(offline.err.contains("did not look for events imported before (not signed in)"), "\(offline.err)")
         #expect(account.standIn.requests.count == requests)
+    }
+
+    @Test func aDryRunAfterAnImportSaysWhatWouldBeSkipped() throws {
+        let (account, environment) = try Self.account()
+        let concert = Self.fixture("concert.ics")
+        #expect(try account.run(["import", concert], environment: environment).status == 0)
+        let writes = Self.writes(account.standIn)
+
+        let dry = try account.run(
+            ["import", "--dry-run", "--tz", "Europe/Berlin", concert, Self.fixture("cinema-ticket.ics")],
+            environment: environment)
+        #expect(dry.status == 0, "stderr: \(dry.err)")
+        #expect(dry.errLines.contains { $0.hasSuffix(": would skip (already imported)") }, "stderr: \(dry.err)")
+        #expect(dry.errLines.contains { $0.hasSuffix(": would create") }, "stderr: \(dry.err)")
+        #expect(dry.err.contains("1 would create, 0 would update, 1 would skip, 0 would cancel, 0 failed"))
+        #expect(!dry.err.contains("planned"), "stderr: \(dry.err)")
+
+        let report = try account.run(
+            ["import", "--dry-run", "--json", "--on-duplicate", "update", Self.fixture("concert-moved.ics")],
+            environment: environment)
+        #expect(report.status == 0, "stderr: \(report.err)")
+        let object = try #require(try JSONSerialization.jsonObject(with: report.stdout) as? [String: Any])
+        #expect(object["dryRun"] as? Bool == true)
+        #expect(try Self.reportEvents(report).map { $0["action"] as? String } == ["updated"])
+        #expect(report.errLines.contains { $0.hasSuffix(": would update") }, "stderr: \(report.err)")
+        #expect(Self.writes(account.standIn) == writes)
+        #expect(Self.startUTC(try #require(account.standIn.events().first)) == "2027-02-11T19:00:00")
     }
 
     @Test func calendarChoosesTheCalendarAndDuplicatesAreLookedUpThere() throws {
@@ -138,11 +169,15 @@ import Testing
         let creates = account.standIn.operations.filter { $0.method == "POST" }
         #expect(creates.count == 1)
         #expect(creates.first?.path.contains("/calendars/\(travel)/events") == true)
-        let again = try account.run(["import", "--calendar", travel, ticket], environment: environment)
-        #expect(again.errLines.contains { $0.hasSuffix(": skipped (already imported)") }, "stderr: \(again.err)")
         // The default calendar does not have it yet: imported there as another event.
         let elsewhere = try account.run(["import", ticket], environment: environment)
         #expect(elsewhere.errLines.contains { $0.hasSuffix(": created") }, "stderr: \(elsewhere.err)")
+        let again = try account.run(["import", "--calendar", travel, ticket], environment: environment)
+        #expect(again.errLines.contains { $0.hasSuffix(": skipped (already imported)") }, "stderr: \(again.err)")
+        // The default calendar named by --calendar is the default calendar.
+        let named = try #require(account.standIn.defaultCalendarID())
+        let byName = try account.run(["import", "--calendar", named, ticket], environment: environment)
+        #expect(byName.errLines.contains { $0.hasSuffix(": skipped (already imported)") }, "stderr: \(byName.err)")
         #expect(account.standIn.eventCount == 2)
     }
 
@@ -220,7 +255,10 @@ import Testing
         let first = try account.run(["import", Self.fixture("concert.ics")], environment: environment)
         #expect(first.status == 0, "stderr: \(first.err)")
         let skipped = try account.run(["import", Self.fixture("concert-moved.ics")], environment: environment)
-        #expect(skipped.errLines.contains { $0.hasSuffix(": skipped (already imported)") }, "\(skipped.err)")
+        #expect(
+            skipped.errLines.contains {
+                $0.hasSuffix(": skipped (a newer version than the imported one; --on-duplicate update applies it)")
+            }, "\(skipped.err)")
 
         let updated = try account.run(
             ["import", "--on-duplicate", "update", Self.fixture("concert-moved.ics")], environment: environment)
@@ -237,6 +275,37 @@ import Testing
         #expect(Self.writes(account.standIn) == writes)
         #expect(account.standIn.eventCount == 1)
         #expect(Self.startUTC(try #require(account.standIn.events().first)) == "2027-02-12T18:30:00")
+    }
+
+    @Test func aTicketDeletedSinceIsCreatedAgainFromARedownloadedFile() throws {
+        let (account, environment) = try Self.account()
+        let ticket = Self.fixture("train-ticket.ics")
+        let text = try String(contentsOfFile: ticket, encoding: .utf8)
+        #expect(text.contains("METHOD:PUBLISH"))
+        func write(_ name: String, _ content: String) throws -> String {
+            let url = account.folder.appendingPathComponent(name)
+            try Data(content.utf8).write(to: url)
+            return url.path
+        }
+        #expect(try account.run(["import", ticket], environment: environment).status == 0)
+        // The event goes away (here by a cancellation of the ticket, as if the user deleted it) ...
+        let cancel = try write("cancel.ics", text.replacingOccurrences(of: "METHOD:PUBLISH", with: "METHOD:CANCEL"))
+        let cancelled = try account.run(["import", cancel], environment: environment)
+        #expect(cancelled.errLines.contains { $0.hasSuffix(": cancelled") }, "stderr: \(cancelled.err)")
+        #expect(account.standIn.eventCount == 0)
+
+        // ... and the ticket, downloaded again (a later DTSTAMP), is imported again.
+        let again = try write(
+            "again.ics",
+            text.replacingOccurrences(
+                of: #"DTSTAMP:\d{8}T\d{6}Z"#, with: "DTSTAMP:20261230T120000Z", options: .regularExpression))
+        let imported = try account.run(["import", again], environment: environment)
+        #expect(imported.status == 0, "stderr: \(imported.err)")
+        #expect(imported.errLines.contains { $0.hasSuffix(": created") }, "stderr: \(imported.err)")
+        #expect(account.standIn.eventCount == 1)
+        // Graph refused the first transactionId for the changed event; the versioned one created it.
+        let creates = account.standIn.operations.filter { $0.method == "POST" && $0.path.hasSuffix("/events") }
+        #expect(creates.map(\.status) == [201, 400, 201])
     }
 
     // MARK: Interrupted runs
@@ -342,8 +411,6 @@ import Testing
         let bad = try graphICS(["import", "--on-duplicate", "replace", Self.fixture("concert.ics")])
         #expect(bad.status == 64)
         #expect(bad.err.contains("--on-duplicate must be skip, update or new"))
-        let both = try graphICS(["import", "--dry-run", "--json", Self.fixture("concert.ics")])
-        #expect(both.status == 64)
         let help = try graphICS(["import", "--help"])
         #expect(help.status == 0)
         #expect(help.out.hasPrefix("Usage: graph-ics import [FILE|-]..."))

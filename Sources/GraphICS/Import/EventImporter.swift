@@ -69,4 +69,16 @@ public final class EventImporter: Sendable {
         }
         return ImportReport(results: run.finalResults())
     }
+
+    /// `import --dry-run`: looks up what earlier imports created, as ``run(_:onResult:)`` does, and returns
+    /// what the run would do with each event (results with ``ImportResult/isPreview``: would create, would
+    /// update, would skip, would cancel, or failed), in input order. Only reads: nothing is written, and a
+    /// series' occurrences are not read. Throws what stopped the lookups (not signed in, Graph unavailable).
+    public func preview(_ items: [ImportItem]) throws -> [ImportResult] {
+        let run = ImportRun(client: client, items: items, onResult: { _ in })
+        run.refuseOtherSettings()
+        try run.lookUp()
+        try run.lookUpSeriesOfOccurrences()
+        return run.previewResults()
+    }
 }

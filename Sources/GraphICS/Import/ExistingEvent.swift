@@ -8,6 +8,15 @@ struct ExistingEvent {
     var isOrganizer: Bool
     var attendees: Int
     var version: String?
+    /// The calendar it was imported into (``ImportIdentity/calendarValue(_:)``); nil for an event imported
+    /// before graph-ics recorded it.
+    var calendar: String?
+
+    /// Whether the event is in the calendar an import with `calendarID` writes to. An event without the
+    /// calendar property counts as being there: graph-ics cannot tell, and skipping it never duplicates.
+    func isIn(calendarID: String?) -> Bool {
+        calendar.map { $0 == ImportIdentity.calendarValue(calendarID) } ?? true
+    }
 
     /// Reads the events of a lookup answer (`{"value": [...]}`); nil when it is not one.
     static func list(from body: Data) -> (events: [ExistingEvent], more: Bool)? {
@@ -17,11 +26,13 @@ struct ExistingEvent {
         let events = values.compactMap { value -> ExistingEvent? in
             guard let id = value["id"] as? String else { return nil }
             var version: String?
+            var calendar: String?
             for property in value["singleValueExtendedProperties"] as? [[String: Any]] ?? [] {
-                if let propertyID = property["id"] as? String,
-                    propertyID.caseInsensitiveCompare(ImportIdentity.versionPropertyID) == .orderedSame
-                {
+                guard let propertyID = property["id"] as? String else { continue }
+                if propertyID.caseInsensitiveCompare(ImportIdentity.versionPropertyID) == .orderedSame {
                     version = property["value"] as? String
+                } else if propertyID.caseInsensitiveCompare(ImportIdentity.calendarPropertyID) == .orderedSame {
+                    calendar = property["value"] as? String
                 }
             }
             return ExistingEvent(
@@ -29,7 +40,7 @@ struct ExistingEvent {
                 type: value["type"] as? String,
                 isOrganizer: value["isOrganizer"] as? Bool ?? true,
                 attendees: (value["attendees"] as? [Any])?.count ?? 0,
-                version: version)
+                version: version, calendar: calendar)
         }
         return (events, object["@odata.nextLink"] != nil)
     }

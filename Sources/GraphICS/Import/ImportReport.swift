@@ -8,10 +8,13 @@ public struct ImportReport {
     /// What stopped the run before every event was done (a `GraphError`, `AuthError` or `CurlError`); the
     /// events it left undone are `failed` in ``results``. A re-run continues safely.
     public var stoppedBy: (any Error)?
+    /// The report of `import --dry-run`: what would be done, nothing done.
+    public var isDryRun: Bool
 
-    public init(results: [ImportResult] = [], stoppedBy: (any Error)? = nil) {
+    public init(results: [ImportResult] = [], stoppedBy: (any Error)? = nil, isDryRun: Bool = false) {
         self.results = results
         self.stoppedBy = stoppedBy
+        self.isDryRun = isDryRun
     }
 
     /// How many results have `action`.
@@ -19,16 +22,18 @@ public struct ImportReport {
         results.reduce(0) { $0 + ($1.action == action ? 1 : 0) }
     }
 
-    /// `3 created, 0 updated, 2 skipped, 0 cancelled, 1 failed`.
+    /// `3 created, 0 updated, 2 skipped, 0 cancelled, 1 failed`; for a dry run `3 would create, …`.
     public var summary: String {
-        ImportResult.Action.allCases.map { "\(count($0)) \($0.rawValue)" }.joined(separator: ", ")
+        ImportResult.Action.allCases.map { "\(count($0)) \(isDryRun ? $0.conditional : $0.rawValue)" }
+            .joined(separator: ", ")
     }
 
-    /// The report as JSON for `--json`: `{"summary": {"created": n, …}, "events": [{"file", "uid",
-    /// "recurrenceId", "subject", "action", "eventId", "error", "note"}, …]}`, every key present (`null`
-    /// when unknown).
+    /// The report as JSON for `--json`: `{"dryRun": false, "summary": {"created": n, …}, "events": [{"file",
+    /// "uid", "recurrenceId", "subject", "action", "eventId", "error", "note"}, …]}`, every key present
+    /// (`null` when unknown). In a dry run (`"dryRun": true`) the actions are what would be done.
     public func jsonData() throws -> Data {
         struct Document: Encodable {
+            var dryRun: Bool
             var summary: [String: Int]
             var events: [ImportResult]
         }
@@ -36,6 +41,6 @@ public struct ImportReport {
         for action in ImportResult.Action.allCases { counts[action.rawValue] = count(action) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(Document(summary: counts, events: results))
+        return try encoder.encode(Document(dryRun: isDryRun, summary: counts, events: results))
     }
 }

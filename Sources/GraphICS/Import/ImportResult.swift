@@ -32,6 +32,8 @@ public struct ImportResult: Sendable, Equatable {
     public var error: String?
     /// For a skip: why (`already imported`).
     public var note: String?
+    /// What `import --dry-run` found the run would do, not what was done: ``line`` says `would create`.
+    public var isPreview = false
 
     public init(
         file: String,
@@ -54,13 +56,13 @@ public struct ImportResult: Sendable, Equatable {
     }
 
     /// The line of the report on stderr: `FILE: event UID ("SUBJECT"): created`,
-    /// `…: skipped (already imported)`, `…: failed: REASON`, on one line (line breaks in a UID, a subject or a
+    /// `…: skipped (already imported)`, `…: failed: REASON` (for a preview `…: would create`), on one line (line breaks in a UID, a subject or a
     /// reason become spaces).
     public var line: String {
         var event = "event \(uid)"
         if let recurrenceID { event += " (RECURRENCE-ID \(recurrenceID))" }
         if let subject, !subject.isEmpty { event += " (\"\(PrintableText.quoted(subject))\")" }
-        var outcome = action.rawValue
+        var outcome = isPreview ? action.conditional : action.rawValue
         switch action {
         case .failed:
             outcome += ": " + (error ?? "unknown error")
@@ -68,6 +70,19 @@ public struct ImportResult: Sendable, Equatable {
             if let note { outcome += " (\(note))" }
         }
         return PrintableText.printable("\(file): \(event): \(outcome)")
+    }
+}
+
+extension ImportResult.Action {
+    /// What `import --dry-run` says: `would create`, `would update`, `would skip`, `would cancel`; `failed`.
+    public var conditional: String {
+        switch self {
+        case .created: "would create"
+        case .updated: "would update"
+        case .skipped: "would skip"
+        case .cancelled: "would cancel"
+        case .failed: "failed"
+        }
     }
 }
 

@@ -4,7 +4,10 @@ import ICalBridge
 /// The first phase of a run: what an earlier import created, and what to do with each event.
 extension ImportRun {
     /// The lookup of the events whose identity property holds `key`, relative to the service root, for a
-    /// GET inside `$batch`: `$filter` on the identity property, the version property expanded.
+    /// GET inside `$batch`: `$filter` on the identity property, the version and calendar properties expanded.
+    /// It searches the whole mailbox: Graph documents this `$filter` on `/me/events` (and
+    /// `/users/{id}/events`) only, where it covers every calendar; ``found(_:)`` keeps the events of the
+    /// calendar the run imports into.
     func lookupURL(key: String) -> String {
         let filter =
             "singleValueExtendedProperties/Any(ep: ep/id eq \(GraphQuery.literal(ImportIdentity.propertyID))"
@@ -13,12 +16,19 @@ extension ImportRun {
             ("$filter", filter),
             (
                 "$expand",
-                "singleValueExtendedProperties($filter=id eq \(GraphQuery.literal(ImportIdentity.versionPropertyID)))"
+                "singleValueExtendedProperties($filter=id eq \(GraphQuery.literal(ImportIdentity.versionPropertyID))"
+                    + " or id eq \(GraphQuery.literal(ImportIdentity.calendarPropertyID)))"
             ),
             ("$select", "id,subject,type,isOrganizer,attendees"),
             ("$top", "10"),
         ]
-        return client.eventsPath(calendarID: settings.calendarID) + "?" + GraphQuery.queryString(query)
+        return client.eventsPath(calendarID: nil) + "?" + GraphQuery.queryString(query)
+    }
+
+    /// The events of a lookup answer that are in the run's calendar; nil when the answer is not a list.
+    func found(_ answer: BatchResponse) -> [ExistingEvent]? {
+        guard answer.succeeded, let found = ExistingEvent.list(from: answer.body) else { return nil }
+        return found.events.filter { $0.isIn(calendarID: settings.calendarID) }
     }
 
     /// Looks up every event that needs it (cancellations always; creates unless `--on-duplicate new`) in
@@ -47,15 +57,16 @@ extension ImportRun {
         }
         let answers = try client.batch(lookups)
         for (index, answer) in zip(lookedUp, answers) {
-            guard answer.succeeded, let found = ExistingEvent.list(from: answer.body) else {
+            guard let found = found(answer) else {
                 finish(index, .failed, error: Self.reason(answer, "looking up the event"))
                 continue
             }
-            decide(index, found: found.events)
+            decide(index, found: found)
         }
     }
 
-    private func decide(_ index: Int, found: [ExistingEvent]) {
+    /// What to do with an event, given the events of its calendar an earlier import created from it.
+    func decide(_ index: Int, found: [ExistingEvent]) {
         let event = events[index]
         if EventImporter.isCancellation(event) {
             if found.isEmpty, event.recurrenceID != nil {
@@ -71,7 +82,13 @@ extension ImportRun {
         }
         switch settings.onDuplicate {
         case .skip, .new:
-            skip(index, existing: first, note: "already imported")
+            let newer =
+                first.version != nil
+                && ImportIdentity.isNewer(sequence: event.sequence, timestamp: event.timestamp, than: first.version)
+            skip(
+                index, existing: first,
+                note: newer
+                    ? "a newer version than the imported one; --on-duplicate update applies it" : "already imported")
         case .update:
             let stored = first.version
             guard ImportIdentity.isNewer(sequence: event.sequence, timestamp: event.timestamp, than: stored) else {
@@ -116,12 +133,12 @@ extension ImportRun {
         }
         let answers = try client.batch(requests)
         for (index, answer) in zip(occurrenceCancels, answers) {
-            guard answer.succeeded, let found = ExistingEvent.list(from: answer.body) else {
+            guard let found = found(answer) else {
                 finish(index, .failed, error: Self.reason(answer, "looking up the series of the occurrence"))
                 continue
             }
             let event = events[index]
-            guard let master = found.events.first(where: { $0.type == "seriesMaster" }),
+            guard let master = found.first(where: { $0.type == "seriesMaster" }),
                 let recurrenceID = event.recurrenceID,
                 let start = FollowUpTime.originalStart(
                     recurrenceID: recurrenceID, zoneName: event.payload.start?.timeZone)

@@ -9,11 +9,12 @@ extension ImportRun {
         case cancel(ExistingEvent)
     }
 
-    /// Creates and updates in one batched call, then the cancellations (which may target events created
-    /// just now by an earlier part of the input).
+    /// Creates and updates in one batched call (and the creates Graph refused, again), then the
+    /// cancellations (which may target events created just now by an earlier part of the input).
     func write() throws {
         let changes = createsAndUpdates()
         try settle(changes.requests, changes.writes)
+        try retryRefusedCreates()
         let cancellations = cancellations()
         try settle(cancellations.requests, cancellations.writes)
     }
@@ -24,7 +25,11 @@ extension ImportRun {
         var writes: [(index: Int, write: Write)] = []
         for index in creates {
             do {
-                let body = try events[index].payload.jsonPayload()
+                var payload = events[index].payload
+                if versionedCreates.contains(index) {
+                    payload.transactionId = ImportIdentity.versionedTransactionID(for: events[index])
+                }
+                let body = try payload.jsonPayload()
                 requests.append(
                     BatchRequest(
                         id: "\(requests.count)", method: "POST",
@@ -58,7 +63,9 @@ extension ImportRun {
         for (index, found) in cancels {
             var targets = found
             for created in createdByKey[keys[index]] ?? [] where created.index < index {
-                targets.append(ExistingEvent(id: created.id, type: nil, isOrganizer: true, attendees: 0, version: nil))
+                targets.append(
+                    ExistingEvent(
+                        id: created.id, type: nil, isOrganizer: true, attendees: 0, version: nil, calendar: nil))
                 // A series cancelled right after its creation needs no finishing.
                 series.removeAll { $0.index == created.index }
                 if let done = provisional[created.index] { finish(done, at: created.index) }
@@ -67,11 +74,8 @@ extension ImportRun {
                 finish(index, .skipped, note: "nothing to cancel: not in the calendar")
                 continue
             }
-            if !settings.notifiesAttendees, let meeting = targets.first(where: { $0.attendees > 0 && $0.isOrganizer }) {
-                finish(
-                    index, .failed, eventID: meeting.id,
-                    error: "the event is a meeting with \(meeting.attendees) attendee(s); cancelling it "
-                        + meetingRefusal)
+            if let refusal = cancelRefusal(targets) {
+                finish(index, .failed, eventID: refusal.id, error: refusal.error)
                 continue
             }
             for target in targets {
@@ -86,6 +90,17 @@ extension ImportRun {
             }
         }
         return (requests, writes)
+    }
+
+    /// Why cancelling `targets` is refused: one is a meeting this user organizes, and deleting or cancelling
+    /// it would notify its attendees without `--as-meeting`; nil when it may be cancelled.
+    func cancelRefusal(_ targets: [ExistingEvent]) -> (id: String, error: String)? {
+        guard !settings.notifiesAttendees, let meeting = targets.first(where: { $0.attendees > 0 && $0.isOrganizer })
+        else { return nil }
+        return (
+            meeting.id,
+            "the event is a meeting with \(meeting.attendees) attendee(s); cancelling it " + meetingRefusal
+        )
     }
 
     /// Sends `requests` and turns their answers into results (or, for series, provisional results).
@@ -109,6 +124,9 @@ extension ImportRun {
                 {
                     outcome.id = id
                     createdByKey[keys[index], default: []].append((index, id))
+                } else if Self.isDuplicateTransaction(answer), !versionedCreates.contains(index) {
+                    refusedCreates.append(index)
+                    continue
                 } else {
                     outcome.failure = outcome.failure ?? Self.reason(answer, "creating the event")
                 }
@@ -128,7 +146,7 @@ extension ImportRun {
             }
             outcomes[index] = outcome
         }
-        for index in order {
+        for index in order where !refusedCreates.contains(index) {
             guard let outcome = outcomes[index] else { continue }
             let kind = writes.first { $0.index == index }?.write
             if let failure = outcome.failure {
@@ -144,6 +162,42 @@ extension ImportRun {
                 finish(index, .cancelled, eventID: outcome.id)
             }
         }
+    }
+
+    /// Whether Graph refused a create because its transactionId was used before for another body
+    /// (`ErrorDuplicateTransactionId`, alcionai/corso#2490): the event was imported from another version of
+    /// the file (another DTSTAMP), and the lookup did not find it, most often because the user deleted it.
+    static func isDuplicateTransaction(_ answer: BatchResponse) -> Bool {
+        answer.status == 400 && answer.error(operation: "creating the event")?.code == "ErrorDuplicateTransactionId"
+    }
+
+    /// Looks the refused creates up again: one found after all is decided as the lookup decides it (skipped,
+    /// or updated); one still missing is created with a transactionId that includes the file's version
+    /// (``ImportIdentity/versionedTransactionID(for:)``), so a re-run of the same file does not create it twice.
+    func retryRefusedCreates() throws {
+        guard !refusedCreates.isEmpty else { return }
+        let refused = refusedCreates
+        let requests = refused.enumerated().map { position, index in
+            BatchRequest(id: "\(position)", method: "GET", url: lookupURL(key: keys[index]))
+        }
+        let answers = try client.batch(requests)
+        refusedCreates = []
+        creates = []
+        updates = []
+        for (index, answer) in zip(refused, answers) {
+            guard let found = found(answer) else {
+                finish(index, .failed, error: Self.reason(answer, "looking up the event again"))
+                continue
+            }
+            if found.isEmpty {
+                versionedCreates.insert(index)
+                creates.append(index)
+            } else {
+                decide(index, found: found)
+            }
+        }
+        let changes = createsAndUpdates()
+        try settle(changes.requests, changes.writes)
     }
 
     private func settleSeries(

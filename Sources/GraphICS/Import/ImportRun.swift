@@ -30,6 +30,11 @@ final class ImportRun {
     var series: [SeriesTask] = []
     /// The events created in this run, by identity key and input position.
     var createdByKey: [String: [(index: Int, id: String)]] = [:]
+    /// Creates Graph refused because their transactionId was used before with another body, waiting to be
+    /// looked up again (``retryRefusedCreates()``).
+    var refusedCreates: [Int] = []
+    /// Creates sent with ``ImportIdentity/versionedTransactionID(for:)`` instead of the planned transactionId.
+    var versionedCreates: Set<Int> = []
 
     /// A series to finish, or a series one occurrence of which is cancelled.
     struct SeriesTask {

@@ -99,26 +99,51 @@ extension GraphStandIn {
 
     /// `GET events`: single instances and series masters of a calendar, optionally filtered by
     /// `singleValueExtendedProperties/Any(ep: ep/id eq '…' and ep/value eq '…')` or `iCalUId eq '…'`.
+    /// The extended-property filter searches the whole mailbox (``extendedPropertyScope(_:calendarID:_:)``).
     func listEvents(_ route: GraphRoute, calendarID: String?, _ call: GraphCall, _ context: RequestContext)
         -> LoopbackHTTPServer.Response
     {
         var predicate: ((StoredEvent) -> Bool)?
+        var wholeMailbox = false
         if let filter = call.query["$filter"], !filter.trimmingCharacters(in: .whitespaces).isEmpty {
             guard let parsed = Self.eventFilter(filter) else {
                 return graphError(
                     400, "ErrorInvalidUrlQueryFilter", "The query filter '\(filter)' is not supported by the stand-in.",
                     context)
             }
+            switch extendedPropertyScope(filter, calendarID: calendarID, context) {
+            case .success(let mailbox): wholeMailbox = mailbox
+            case .failure(let rejection): return rejection.response
+            }
             predicate = parsed
         }
         let found: [StoredEvent]? = locked { state in
             guard let calendar = state.calendar(calendarID, of: route.mailboxUserID) else { return nil }
             return state.events.values.filter {
-                $0.userID == route.mailboxUserID && $0.calendarID == calendar.id
+                $0.userID == route.mailboxUserID && (wholeMailbox || $0.calendarID == calendar.id)
                     && ($0.type == "singleInstance" || $0.type == "seriesMaster") && (predicate?($0) ?? true)
             }.sorted { $0.sequence < $1.sequence }
         }
         return eventPage(found, call, context)
+    }
+
+    /// Where a `$filter` on `singleValueExtendedProperties` looks, as
+    /// `api/singlevaluelegacyextendedproperty-get.md` documents it: on `/me/events` and `/users/{id}/events`
+    /// only, applied "to all instances of the resource in the signed-in user's mailbox" (true: every
+    /// calendar). The page lists no calendar-scoped form (`/me/calendars/{id}/events`), so the stand-in
+    /// refuses that one rather than guess what Graph does with it; false for other filters.
+    func extendedPropertyScope(_ filter: String, calendarID: String?, _ context: RequestContext)
+        -> Result<Bool, Rejection>
+    {
+        guard filter.lowercased().contains("singlevalueextendedproperties/") else { return .success(false) }
+        guard calendarID == nil else {
+            return .failure(
+                reject(
+                    400, "ErrorInvalidUrlQueryFilter",
+                    "The stand-in takes a $filter on singleValueExtendedProperties only on /me/events and"
+                        + " /users/{id}/events, where Graph documents it (it searches the whole mailbox).", context))
+        }
+        return .success(true)
     }
 
     /// The predicate of a supported `$filter`, nil for anything else.

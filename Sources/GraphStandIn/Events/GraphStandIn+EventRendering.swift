@@ -7,7 +7,7 @@ extension GraphStandIn {
     /// their midnight wall times), the body in the preferred type, extended properties only when expanded.
     func render(
         _ event: StoredEvent, preferredZone: (name: String, zone: TimeZone)?, bodyType: String?, expand: Bool,
-        expandFilter: String? = nil
+        expandFilter: [String]? = nil
     ) -> [String: Any] {
         var json = event.fields
         json["@odata.etag"] = "W/\"\(event.fields["changeKey"] as? String ?? "")\""
@@ -38,7 +38,7 @@ extension GraphStandIn {
         }
         if expand {
             let wanted = event.extendedProperties.filter { property in
-                expandFilter.map { Self.sameExtendedPropertyID($0, property.id) } ?? true
+                expandFilter.map { ids in ids.contains { Self.sameExtendedPropertyID($0, property.id) } } ?? true
             }
             json["singleValueExtendedProperties"] = wanted.map { ["id": $0.id, "value": $0.value] }
         }
@@ -101,13 +101,17 @@ extension GraphStandIn {
                 expand: expansion.expand, expandFilter: expansion.filter), call)
     }
 
-    /// Reads `$expand=singleValueExtendedProperties($filter=id eq '…')`.
-    static func expansion(_ raw: String?) -> (expand: Bool, filter: String?) {
+    /// Reads `$expand=singleValueExtendedProperties($filter=id eq '…' or id eq '…')`: the ids named.
+    static func expansion(_ raw: String?) -> (expand: Bool, filter: [String]?) {
         guard let raw, raw.lowercased().hasPrefix("singlevalueextendedproperties") else { return (false, nil) }
         guard let open = raw.firstIndex(of: "(") else { return (true, nil) }
         let inner = String(raw[raw.index(after: open)...])
-        guard let match = firstMatch(#"id\s+eq\s+'((?:[^']|'')*)'"#, in: inner) else { return (true, nil) }
-        return (true, match[1].replacingOccurrences(of: "''", with: "'"))
+        guard let regex = try? NSRegularExpression(pattern: #"id\s+eq\s+'((?:[^']|'')*)'"#, options: [.caseInsensitive])
+        else { return (true, nil) }
+        let ids = regex.matches(in: inner, range: NSRange(inner.startIndex..., in: inner)).compactMap { match in
+            Range(match.range(at: 1), in: inner).map { inner[$0].replacingOccurrences(of: "''", with: "'") }
+        }
+        return (true, ids.isEmpty ? nil : ids)
     }
 
     static func firstMatch(_ pattern: String, in text: String) -> [String]? {

@@ -1,4 +1,5 @@
-// Stands in for Graph's event writes: POST events (201, transactionId de-duplication, series expanded into
+// Stands in for Graph's event writes: POST events (201, transactionId de-duplication: the same body gets
+// the first event, another body 400 ErrorDuplicateTransactionId; series expanded into
 // occurrences, invitations to attendees), PATCH (merge; an occurrence becomes an exception; a master's
 // change reaches its occurrences), DELETE (204) and POST cancel (202). Payloads are checked first
 // (GraphStandIn+EventValidation.swift).
@@ -21,6 +22,8 @@ extension GraphStandIn {
         /// Stored now, or (`existing`) stored earlier under the same `transactionId`.
         case created(StoredEvent, existing: Bool)
         case noCalendar, readOnly
+        /// The `transactionId` was used before with another body.
+        case duplicateTransaction
     }
 
     /// `POST events`: 201 with the event as stored, its `Location`, and invitations to its attendees.
@@ -42,6 +45,10 @@ extension GraphStandIn {
             return notFound(context)
         case .readOnly:
             return graphError(403, "ErrorAccessDenied", "Access is denied. Check credentials and try again.", context)
+        case .duplicateTransaction:
+            return graphError(
+                400, "ErrorDuplicateTransactionId",
+                "The transaction ID has already been used to create a different event.", context)
         case .created(let event, _):
             var json = renderForCall(event, call, context)
             json["@odata.context"] = baseURL + "/$metadata#users('\(route.mailboxUserID)')/events/$entity"
@@ -78,7 +85,9 @@ extension GraphStandIn {
     }
 
     /// Stores a new event (and its occurrences) in the mailbox's calendar, unless its `transactionId` names
-    /// one stored before; records the invitations Graph would mail.
+    /// one stored before: with the same body that event is the answer (a new one when it was deleted since),
+    /// with another body the create is refused, as Graph refuses it (alcionai/corso#2490); records the
+    /// invitations Graph would mail.
     static func insertEvent(
         _ payload: [String: Any], _ times: NewEventTimes, mailbox: String, calendarID: String?, in state: inout State
     ) -> CreateOutcome {
@@ -86,11 +95,11 @@ extension GraphStandIn {
             let calendar = state.calendar(calendarID, of: owner.id)
         else { return .noCalendar }
         guard calendar.canEdit else { return .readOnly }
-        let transactionID = payload["transactionId"] as? String
-        if let transactionID, let existingID = state.transactions[owner.id + "\n" + transactionID],
-            let existing = state.events[existingID]
-        {
-            return .created(existing, existing: true)
+        let transactionID = (payload["transactionId"] as? String).map { owner.id + "\n" + $0 }
+        let body = try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
+        if let transactionID, let existingID = state.transactions[transactionID] {
+            if let first = state.transactionBodies[transactionID], first != body { return .duplicateTransaction }
+            if let existing = state.events[existingID] { return .created(existing, existing: true) }
         }
         let (start, end) = (times.start, times.end)
         let writable = writableFields(of: payload)
@@ -108,7 +117,10 @@ extension GraphStandIn {
             endZone: end.zone, isAllDay: times.isAllDay, type: isSeries ? "seriesMaster" : "singleInstance",
             seriesMasterID: nil, extendedProperties: writable.properties, sequence: state.nextSequence)
         state.events[event.id] = event
-        if let transactionID { state.transactions[owner.id + "\n" + transactionID] = event.id }
+        if let transactionID {
+            state.transactions[transactionID] = event.id
+            state.transactionBodies[transactionID] = body
+        }
         if isSeries { storeOccurrences(of: event, starts: times.recurrenceStarts, in: &state) }
         if !event.attendeeAddresses.isEmpty { state.sentInvitations += event.attendeeAddresses }
         return .created(event, existing: false)

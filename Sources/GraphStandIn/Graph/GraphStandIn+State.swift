@@ -16,6 +16,8 @@ extension GraphStandIn {
         var nextSequence = 0
         /// "userID\ntransactionId" → event id.
         var transactions: [String: String] = [:]
+        /// "userID\ntransactionId" → the body first created with it (JSON, keys sorted).
+        var transactionBodies: [String: Data] = [:]
 
         var accessTokens: [String: AccessTokenRecord] = [:]
         var refreshTokens: [String: RefreshTokenRecord] = [:]

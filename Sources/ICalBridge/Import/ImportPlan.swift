@@ -68,15 +68,16 @@ public enum ImportIdentity {
     }
 
     /// Writes the identity of `event` into its payload: the identity property (``key(uid:recurrenceID:)``),
-    /// the version property (``version(sequence:timestamp:)``), and the transactionId of the key, mixed with
-    /// the calendar's id when one is chosen and made unique for `--on-duplicate new`
-    /// (``PlannedEvent/settings``).
+    /// the version property (``version(sequence:timestamp:)``), the calendar property
+    /// (``calendarValue(_:)``), and the transactionId of the key, mixed with the calendar's id when one is
+    /// chosen and made unique for `--on-duplicate new` (``PlannedEvent/settings``).
     static func identify(_ event: inout PlannedEvent) {
         let key = key(uid: event.sourceUID, recurrenceID: event.recurrenceID)
         event.payload.singleValueExtendedProperties = [
             GraphSingleValueExtendedProperty(id: propertyID, value: key),
             GraphSingleValueExtendedProperty(
                 id: versionPropertyID, value: version(sequence: event.sequence, timestamp: event.timestamp)),
+            GraphSingleValueExtendedProperty(id: calendarPropertyID, value: calendarValue(event.settings.calendarID)),
         ]
         switch (event.settings.onDuplicate, event.settings.calendarID) {
         case (.new, _):
@@ -86,6 +87,15 @@ public enum ImportIdentity {
         case (_, nil):
             event.payload.transactionId = transactionID(for: key)
         }
+    }
+
+    /// The transactionId of a create that Graph refused because the planned one was used before for another
+    /// body (`ErrorDuplicateTransactionId`: the event was imported from an earlier version of the file, then
+    /// deleted): the planned transactionId mixed with the event's version (``version(sequence:timestamp:)``),
+    /// so that a retry of this create still returns the event it makes.
+    public static func versionedTransactionID(for event: PlannedEvent) -> String {
+        let planned = event.payload.transactionId ?? key(uid: event.sourceUID, recurrenceID: event.recurrenceID)
+        return transactionID(for: planned + "\n" + version(sequence: event.sequence, timestamp: event.timestamp))
     }
 
     /// A stable transactionId for the key: `graph-ics-` and 32 hex digits (two FNV-1a hashes).
@@ -111,6 +121,17 @@ extension ImportIdentity {
     /// `import --on-duplicate update` can tell whether a file is newer than what it imported before.
     public static let versionPropertyID =
         "String {6a3d0f5e-2c41-4b8e-9d7a-3f1c5e8b2a90} Name graph-ics.source-version"
+
+    /// The id of a third single-value extended property graph-ics writes on every event it imports: the
+    /// calendar it was imported into (``calendarValue(_:)``). Graph finds events by an extended property in
+    /// the whole mailbox (`api/singlevaluelegacyextendedproperty-get.md` documents the `$filter` on
+    /// `/me/events` only), so the import compares this property to tell an event of another calendar.
+    public static let calendarPropertyID = "String {6a3d0f5e-2c41-4b8e-9d7a-3f1c5e8b2a90} Name graph-ics.calendar"
+
+    /// The value of the calendar property: the calendar's id, or `default` for the mailbox's default calendar.
+    public static func calendarValue(_ calendarID: String?) -> String {
+        calendarID ?? "default"
+    }
 
     /// The stored version of a source event: its SEQUENCE (0 when absent) and its DTSTAMP in UTC
     /// (`20261201T090000Z`, empty when absent), as `SEQUENCE;DTSTAMP` (`2;20261201T090000Z`).

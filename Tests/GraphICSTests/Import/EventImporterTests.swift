@@ -6,7 +6,7 @@ import Testing
 @testable import GraphICS
 
 /// The ticket files of `fixtures/import`, planned the way `graph-ics import` plans them.
-private enum TicketFiles {
+enum TicketFiles {
     static let folder: URL = {
         var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while directory.path != "/" {
@@ -52,7 +52,7 @@ private enum TicketFiles {
 
 /// The real libcurl transport, except that the answers of the first `drops` `$batch` requests that create
 /// events are thrown away after the stand-in has handled them: a connection that broke on the way back.
-private final class AnswerDroppingTransport: HTTPTransport, @unchecked Sendable {
+final class AnswerDroppingTransport: HTTPTransport, @unchecked Sendable {
     private let inner = CurlTransport(defaultTimeout: .seconds(20))
     private let lock = NSLock()
     private var drops = 0
@@ -82,7 +82,7 @@ private final class AnswerDroppingTransport: HTTPTransport, @unchecked Sendable 
 }
 
 /// A stand-in with one user and a Graph client for it.
-private struct ImportSetup {
+struct ImportSetup {
     let standIn: GraphStandIn
     let transport = AnswerDroppingTransport()
     let client: GraphClient

@@ -202,6 +202,7 @@ import Testing
             safe.event.payload.singleValueExtendedProperties == [
                 GraphSingleValueExtendedProperty(id: ImportIdentity.propertyID, value: "meeting"),
                 GraphSingleValueExtendedProperty(id: ImportIdentity.versionPropertyID, value: "3;20261120T100000Z"),
+                GraphSingleValueExtendedProperty(id: ImportIdentity.calendarPropertyID, value: "default"),
             ])
         #expect(safe.event.payload.transactionId == ImportIdentity.transactionID(for: "meeting"))
         #expect(safe.event.payload.attendees == nil)
