@@ -66,6 +66,7 @@ struct AgendaCommand: Command {
         let session = try Session.open(connection, need: .read, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let days = try range.resolve(in: zone)
+        days.warnIfLong(terminal)
         let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
         var entries: [AgendaEntry] = []
         var diagnostics: [Diagnostic] = []
