@@ -1,0 +1,157 @@
+import Foundation
+import GraphStandIn
+import Testing
+
+/// What export, agenda and whoami do at the edges of what Graph allows: an app registration with only
+/// `Calendars.ReadWrite`, days Graph cannot answer for, ranges that take many requests, progress in a log.
+@Suite struct ReadLimitsCommandTests {
+    static let upn = "ada@contoso.example"
+
+    static func account() throws -> StandInAccount {
+        let account = try StandInAccount()
+        account.standIn.addUser(displayName: "Ada Lovelace", mail: upn, mailboxTimeZone: "W. Europe Standard Time")
+        return account
+    }
+
+    /// App-only access (client credentials) for a registration granted exactly `roles`.
+    static func appOnly(_ account: StandInAccount, roles: [String]) -> [String: String] {
+        account.standIn.registerApp(clientID: account.clientID, secret: "s3cr3t", roles: roles)
+        var environment = account.baseEnvironment
+        environment["GRAPH_ICS_TENANT"] = "contoso.example"
+        environment["GRAPH_ICS_CLIENT_SECRET"] = "s3cr3t"
+        return environment
+    }
+
+    // MARK: Item 1: permissions
+
+    @Test(arguments: [["export", "-o", "-"], ["agenda"]])
+    func withOnlyCalendarsReadWriteTheMailboxZoneIsRefusedNamingThePermissionAndTz(command: [String]) throws {
+        let account = try Self.account()
+        let environment = Self.appOnly(account, roles: ["Calendars.ReadWrite"])
+        let refused = try account.run(command + ["--user", Self.upn], environment: environment)
+        #expect(refused.status == 77, "stderr: \(refused.err)")
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.errLines.count == 1, "stderr: \(refused.err)")
+        let line = try #require(refused.errLines.first)
+        #expect(line.hasPrefix("error: Graph refused reading the mailbox's time zone (mailboxSettings"))
+        #expect(line.contains("HTTP 403 ErrorAccessDenied"))
+        #expect(line.contains("the application permission MailboxSettings.Read"))
+        #expect(line.contains("--tz ZONE, which avoids the call"))
+        #expect(line.contains("[request-id "))
+        // Nothing was fetched on a guessed zone.
+        #expect(!account.standIn.requests.contains { $0.path.lowercased().hasSuffix("/calendarview") })
+
+        let withZone = try account.run(
+            command + ["--user", Self.upn, "--tz", "Europe/Berlin"], environment: environment)
+        #expect(withZone.status == 0, "stderr: \(withZone.err)")
+        #expect(!account.standIn.requests.contains { $0.path.hasSuffix("/mailboxSettings") && $0.status == 200 })
+    }
+
+    @Test func whoamiWithOnlyCalendarsReadWriteNamesUserReadAll() throws {
+        let account = try Self.account()
+        let environment = Self.appOnly(account, roles: ["Calendars.ReadWrite"])
+        let refused = try account.run(["whoami", "--user", Self.upn], environment: environment)
+        #expect(refused.status == 77, "stderr: \(refused.err)")
+        #expect(refused.errLines.count == 1, "stderr: \(refused.err)")
+        let line = try #require(refused.errLines.first)
+        #expect(
+            line.hasPrefix("error: Graph refused reading the user \(Self.upn) (HTTP 403 Authorization_RequestDenied)"))
+        #expect(line.contains("the application permission User.Read.All"))
+    }
+
+    @Test func whoamiWithUserReadAllButNoMailboxSettingsNamesMailboxSettingsRead() throws {
+        let account = try Self.account()
+        let environment = Self.appOnly(account, roles: ["Calendars.ReadWrite", "User.Read.All"])
+        let refused = try account.run(["whoami", "--user", Self.upn], environment: environment)
+        #expect(refused.status == 77, "stderr: \(refused.err)")
+        let line = try #require(refused.errLines.first)
+        #expect(line.contains("the application permission MailboxSettings.Read"))
+        // whoami shows the zone: --tz would not help it.
+        #expect(!line.contains("--tz"))
+
+        let granted = Self.appOnly(account, roles: ["Calendars.ReadWrite", "User.Read.All", "MailboxSettings.Read"])
+        let shown = try account.run(["whoami", "--user", Self.upn], environment: granted)
+        #expect(shown.status == 0, "stderr: \(shown.err)")
+        #expect(shown.out.contains("time zone: W. Europe Standard Time (Europe/Berlin)"))
+    }
+
+    @Test func aDelegatedTokenWithoutMailboxSettingsReadNamesTheDelegatedPermission() throws {
+        let account = try Self.account()
+        var environment = account.baseEnvironment
+        environment["GRAPH_ICS_ACCESS_TOKEN"] = account.standIn.issueAccessToken(scopes: ["Calendars.Read"])
+        let refused = try account.run(["agenda"], environment: environment)
+        #expect(refused.status == 77, "stderr: \(refused.err)")
+        let line = try #require(refused.errLines.first)
+        // A given token may be either kind.
+        #expect(line.contains("the permission MailboxSettings.Read"))
+        #expect(line.contains("--tz ZONE"))
+    }
+
+    // MARK: Item 17: dates Graph can answer for, long ranges, progress
+
+    @Test(arguments: [
+        (["--from", "0001-01-01", "--to", "0001-02-01"], "--from 0001-01-01 is before 1601-01-02"),
+        (["--from", "1601-01-01", "--to", "1601-02-01"], "--from 1601-01-01 is before 1601-01-02"),
+        (["--from", "9999-12-01", "--to", "9999-12-31"], ""),
+        (["--week", "0001-W01"], "--week '0001-W01' is outside the weeks Graph can answer for"),
+    ])
+    func daysGraphCannotAnswerForAreAUsageErrorBeforeAnyRequest(range: [String], message: String) throws {
+        let account = try Self.account()
+        let result = try account.run(
+            ["export", "--tz", "UTC", "-o", "-"] + range, environment: account.tokenEnvironment())
+        if message.isEmpty {
+            #expect(result.status == 0, "stderr: \(result.err)")
+            return
+        }
+        #expect(result.status == 64, "stderr: \(result.err)")
+        #expect(result.errLines.first?.hasPrefix("error: " + message) == true, "stderr: \(result.err)")
+        #expect(account.standIn.requests.isEmpty)
+    }
+
+    @Test func theEarliestDayIsAskedForAsItIs() throws {
+        let account = try Self.account()
+        let result = try account.run(
+            ["export", "--tz", "UTC", "--from", "1601-01-02", "--to", "1601-01-09", "-o", "-"],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        let view = try #require(account.standIn.requests.first { $0.path.lowercased().hasSuffix("/calendarview") })
+        let query = Dictionary(view.query.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
+        #expect(query["startdatetime"] == "1601-01-02T00:00:00Z")
+        #expect(query["enddatetime"] == "1601-01-09T00:00:00Z")
+    }
+
+    @Test func aRangeOfElevenYearsIsWarnedAboutBeforeTheFirstRequestAndShowsProgressWithVerbose() throws {
+        let account = try Self.account()
+        let result = try account.run(
+            ["export", "--tz", "UTC", "--from", "2000-01-01", "--to", "2011-01-01", "-v", "-o", "-"],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        let lines = result.errLines
+        let warning = try #require(lines.firstIndex { $0.hasPrefix("warning: ") })
+        #expect(lines[warning].contains("2000-01-01 – 2010-12-31 (UTC) is about 11 years"))
+        #expect(lines[warning].contains("130 calendarView requests"))
+        let firstView = try #require(lines.firstIndex { $0.contains("calendarView") && !$0.hasPrefix("warning") })
+        #expect(warning < firstView)
+        #expect(account.standIn.requests.filter { $0.path.lowercased().hasSuffix("/calendarview") }.count == 130)
+        // stderr is not a terminal: with -v, progress comes as notes.
+        #expect(lines.contains("note: exporting: 130 pages, 0 events"), "stderr: \(result.err)")
+    }
+
+    @Test func aRangeOfTenYearsIsNotWarnedAboutAndWithoutVerboseShowsNoProgress() throws {
+        let account = try Self.account()
+        let result = try account.run(
+            ["export", "--tz", "UTC", "--from", "2000-01-01", "--to", "2009-01-01", "-o", "-"],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.err.isEmpty, "stderr: \(result.err)")
+    }
+
+    @Test func agendaWarnsAboutALongRangeToo() throws {
+        let account = try Self.account()
+        let result = try account.run(
+            ["agenda", "--json", "--tz", "UTC", "--from", "2000-01-01", "--to", "2012-01-01"],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.errLines.count == 1 && result.errLines[0].hasPrefix("warning: "), "stderr: \(result.err)")
+    }
+}
