@@ -94,9 +94,15 @@ struct Session {
         do {
             return try client.mailboxSettings()
         } catch let error as GraphError where error.status == 403 {
+            // Graph has no .Shared permission for mailbox settings: only app-only access reads another user's.
+            let needs =
+                grant != .application && client.mailbox != .me
+                ? "reading another user's mailbox settings needs app-only access with the application permission "
+                    + "MailboxSettings.Read"
+                : "the app registration needs "
+                    + permission(delegated: "MailboxSettings.Read", application: "MailboxSettings.Read")
             throw refusal(
-                error, reading: "the mailbox's time zone (mailboxSettings)",
-                needs: permission(delegated: "MailboxSettings.Read", application: "MailboxSettings.Read"),
+                error, reading: "the mailbox's time zone (mailboxSettings)", needs: needs,
                 hint: tzAvoidsIt ? "give --tz ZONE, which avoids the call" : nil)
         }
     }
@@ -113,7 +119,8 @@ struct Session {
                 }
             throw refusal(
                 error, reading: who,
-                needs: permission(delegated: delegated, application: "User.Read.All"), hint: nil)
+                needs: "the app registration needs " + permission(delegated: delegated, application: "User.Read.All"),
+                hint: nil)
         }
     }
 
@@ -129,14 +136,12 @@ struct Session {
         }
     }
 
-    /// One sentence for a 403: what was refused, with Graph's status and code, the permission it needs and
+    /// One sentence for a 403: what was refused, with Graph's status and code, what it needs (a clause) and
     /// what avoids it, and the request-id; exit 77.
-    func refusal(_ error: GraphError, reading what: String, needs permission: String, hint: String?)
-        -> CommandFailure
-    {
+    func refusal(_ error: GraphError, reading what: String, needs: String, hint: String?) -> CommandFailure {
         var text = "Graph refused reading \(what) (HTTP 403"
         if let code = error.code { text += " \(code)" }
-        text += "): the app registration needs \(permission)"
+        text += "): \(needs)"
         if let hint { text += "; or \(hint)" }
         if let requestID = error.requestID { text += " [request-id \(requestID)]" }
         return CommandFailure(.notSignedIn, text)

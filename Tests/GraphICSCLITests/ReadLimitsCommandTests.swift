@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 import GraphStandIn
 import Testing
 
@@ -85,6 +86,41 @@ import Testing
         // A given token may be either kind.
         #expect(line.contains("the permission MailboxSettings.Read"))
         #expect(line.contains("--tz ZONE"))
+    }
+
+    /// Signed in (a saved sign-in, delegated) as Ada with `scopes`.
+    static func signedIn(_ account: StandInAccount, scopes: [String]) throws -> [String: String] {
+        let configuration = AuthConfiguration(
+            authority: account.standIn.authority, tenant: "common", clientID: account.clientID,
+            graphBaseURL: try #require(URL(string: account.standIn.baseURL)),
+            configDirectory: account.configDirectory)
+        try TokenStore(configuration: configuration).save(
+            AccountTokens(
+                authority: account.standIn.authority, tenant: "common", clientID: account.clientID,
+                accessToken: account.standIn.issueAccessToken(user: upn, scopes: scopes),
+                expiresAt: Date().addingTimeInterval(3600),
+                refreshToken: account.standIn.issueRefreshToken(user: upn, scopes: scopes, clientID: account.clientID),
+                scopes: ["offline_access"] + scopes))
+        return account.baseEnvironment
+    }
+
+    @Test func aSignedInUserReadingASharedMailboxIsToldToGiveTz() throws {
+        let account = try Self.account()
+        account.standIn.addUser(displayName: "Bo Li", mail: "bo@contoso.example", mailboxTimeZone: "UTC")
+        let environment = try Self.signedIn(
+            account, scopes: ["User.Read", "MailboxSettings.Read", "Calendars.ReadWrite", "Calendars.Read.Shared"])
+        let refused = try account.run(["agenda", "--user", "bo@contoso.example"], environment: environment)
+        #expect(refused.status == 77, "stderr: \(refused.err)")
+        let line = try #require(refused.errLines.first)
+        #expect(
+            line.contains(
+                "reading another user's mailbox settings needs app-only access with the application permission "
+                    + "MailboxSettings.Read; or give --tz ZONE"), "\(line)")
+        let shown = try account.run(
+            ["agenda", "--user", "bo@contoso.example", "--tz", "UTC"], environment: environment)
+        #expect(shown.status == 0, "stderr: \(shown.err)")
+        // Her own mailbox's settings are hers to read.
+        #expect(try account.run(["agenda"], environment: environment).status == 0)
     }
 
     // MARK: Item 17: dates Graph can answer for, long ranges, progress
