@@ -123,6 +123,62 @@ import Testing
         #expect(try account.run(["agenda"], environment: environment).status == 0)
     }
 
+    // MARK: Items 4 and 6: windows
+
+    @Test func aLongAllDayEventAcrossAWindowBoundaryIsExportedAndShownOnce() throws {
+        let account = try Self.account()
+        // The first 31-day window from midnight in New York ends 2026-02-01T05:00Z; the holiday ends at
+        // midnight in Los Angeles, 08:00Z, so Graph returns it in both windows.
+        try account.standIn.addEvent([
+            "subject": "Holiday", "isAllDay": true,
+            "start": ["dateTime": "2026-01-20T00:00:00", "timeZone": "Pacific Standard Time"],
+            "end": ["dateTime": "2026-02-01T00:00:00", "timeZone": "Pacific Standard Time"],
+        ])
+        let range = ["--tz", "America/New_York", "--from", "2026-01-01", "--to", "2026-03-01"]
+        let exported = try account.run(["export", "-o", "-"] + range, environment: account.tokenEnvironment())
+        #expect(exported.status == 0, "stderr: \(exported.err)")
+        let events = ICalendarText.events(exported.out)
+        #expect(events.count == 1)
+        #expect(events.first?.line("DTSTART") == "DTSTART;VALUE=DATE:20260120")
+        #expect(events.first?.line("DTEND") == "DTEND;VALUE=DATE:20260201")
+
+        let agenda = try account.run(["agenda", "--json"] + range, environment: account.tokenEnvironment())
+        #expect(agenda.status == 0, "stderr: \(agenda.err)")
+        let shown = try JSONSerialization.jsonObject(with: agenda.stdout) as? [[String: Any]]
+        #expect(shown?.compactMap { $0["subject"] as? String } == ["Holiday"])
+    }
+
+    @Test func aSeriesExportOverSevenYearsLooksItsOccurrencesUpInWindowsGraphAccepts() throws {
+        let account = try Self.account()
+        func when(_ utc: String) -> [String: Any] { ["dateTime": utc, "timeZone": "UTC"] }
+        try account.standIn.addEvent([
+            "id": "anniversary", "type": "seriesMaster", "subject": "Anniversary",
+            "start": when("2020-01-10T08:00:00"), "end": when("2020-01-10T09:00:00"),
+            "originalStartTimeZone": "UTC", "originalEndTimeZone": "UTC",
+            "recurrence": [
+                "pattern": ["type": "absoluteYearly", "interval": 1, "month": 1, "dayOfMonth": 10],
+                "range": [
+                    "type": "endDate", "startDate": "2020-01-10", "endDate": "2026-12-31", "recurrenceTimeZone": "UTC",
+                ],
+            ] as [String: Any],
+        ])
+        for year in 2022...2024 {
+            try account.standIn.addEvent([
+                "type": "occurrence", "seriesMasterId": "anniversary", "subject": "Anniversary",
+                "originalStart": "\(year)-01-10T08:00:00Z", "start": when("\(year)-01-10T08:00:00"),
+                "end": when("\(year)-01-10T09:00:00"),
+            ])
+        }
+        let result = try account.run(
+            ["export", "--recurrence", "series", "--tz", "UTC", "--from", "2020-01-01", "--to", "2027-01-01", "-o", "-"],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        let master = try #require(ICalendarText.events(result.out).first { $0.line("RRULE") != nil })
+        #expect(master.lines.filter { $0.hasPrefix("EXDATE") }.count == 4)
+        let lookups = account.standIn.requests.filter { $0.path.lowercased().hasSuffix("/instances") }
+        #expect(lookups.count == 2 && lookups.allSatisfy { $0.status == 200 })
+    }
+
     // MARK: Item 17: dates Graph can answer for, long ranges, progress
 
     @Test(arguments: [
