@@ -170,7 +170,10 @@ import Testing
             ])
         }
         let result = try account.run(
-            ["export", "--recurrence", "series", "--tz", "UTC", "--from", "2020-01-01", "--to", "2027-01-01", "-o", "-"],
+            [
+                "export", "--recurrence", "series", "--tz", "UTC", "--from", "2020-01-01", "--to", "2027-01-01", "-o",
+                "-",
+            ],
             environment: account.tokenEnvironment())
         #expect(result.status == 0, "stderr: \(result.err)")
         let master = try #require(ICalendarText.events(result.out).first { $0.line("RRULE") != nil })
