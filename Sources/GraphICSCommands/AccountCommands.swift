@@ -154,8 +154,8 @@ struct WhoAmICommand: Command {
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let session = try Session.open(report.connection, need: .read, terminal: terminal)
-        let me = try session.client.me()
-        let settings = try session.client.mailboxSettings()
+        let me = try session.owner()
+        let settings = try session.mailboxSettings(tzAvoidsIt: false)
         var iana: String?
         if let name = settings.timeZone, case .resolved(let zone, _) = ZoneResolver.resolve(name) {
             iana = zone.name

@@ -56,6 +56,9 @@ struct AgendaCommand: Command {
     init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else { throw UsageError("agenda takes no arguments") }
         range = try RangeOption(parsed.group(\.range))
+        // A week or dates that cannot be read (or that Graph cannot answer for) are a usage error before
+        // anything is asked of Graph.
+        _ = try range.resolve(in: .utc)
         calendar = try parsed[\.calendar]
         json = parsed[\.json]
         connection = try ConnectionOptions(parsed.group(\.connection))
@@ -66,6 +69,7 @@ struct AgendaCommand: Command {
         let session = try Session.open(connection, need: .read, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let days = try range.resolve(in: zone)
+        days.warnIfLong(terminal)
         let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
         var entries: [AgendaEntry] = []
         var diagnostics: [Diagnostic] = []

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 import ICalBridge
 
 /// A range of whole days in one zone, `[first, end)`, as the `--week` / `--from --to` options give it.
@@ -20,6 +21,21 @@ struct DayRange: Equatable {
     /// `2026-11-30 – 2026-12-06 (Europe/Berlin)`.
     var description: String {
         "\(first.dateString) – \(end.adding(days: -1).dateString) (\(zone.name))"
+    }
+
+    /// The most calendarView requests (windows, before paging) a range takes without a warning: 120 windows
+    /// of 31 days, about ten years.
+    static let quietWindowCount = 120
+
+    /// Warns on stderr, before anything is fetched, when the range takes more than ``quietWindowCount``
+    /// calendarView requests.
+    func warnIfLong(_ terminal: Terminal) {
+        let windows = GraphClient.calendarViewWindowCount(start: startDate, end: endDate)
+        guard windows > Self.quietWindowCount else { return }
+        let years = Int((endDate.timeIntervalSince(startDate) / (365.2425 * 86_400)).rounded())
+        terminal.warning(
+            "\(description) is about \(years) years: Graph is asked for it in \(windows) calendarView requests of "
+                + "31 days; Ctrl-C stops (a shorter --from/--to is quicker)")
     }
 }
 
@@ -45,16 +61,36 @@ enum RangeOption: Equatable {
                 }
                 monday = start
             }
+            guard monday >= Self.earliest, monday.adding(days: 7) <= Self.latest else {
+                throw UsageError(
+                    "--week '\(text)' is outside the weeks Graph can answer for (\(Self.earliest.dateString) to "
+                        + "\(Self.latest.dateString))")
+            }
             return DayRange(first: monday, end: monday.adding(days: 7), zone: zone)
         case .dates(let from, let to):
             guard let first = Self.date(from) else { throw UsageError("--from '\(from)' is not a date (YYYY-MM-DD)") }
             guard let end = Self.date(to) else { throw UsageError("--to '\(to)' is not a date (YYYY-MM-DD)") }
+            guard first >= Self.earliest else {
+                throw UsageError(
+                    "--from \(from) is before \(Self.earliest.dateString), the earliest day Graph can answer for")
+            }
+            guard end <= Self.latest else {
+                throw UsageError("--to \(to) is after \(Self.latest.dateString), the latest --to Graph can answer for")
+            }
             guard first < end else {
                 throw UsageError("--to \(to) must come after --from \(from) (--to is the day after the last one)")
             }
             return DayRange(first: first, end: end, zone: zone)
         }
     }
+
+    /// The first day a range may start. Exchange keeps times as Windows FILETIMEs, which begin on
+    /// 1601-01-01 UTC (Graph documents no bound); a day's margin keeps midnight in every zone (UTC−12 to
+    /// UTC+14) after it.
+    static let earliest = CivilDateTime(year: 1601, month: 1, day: 2)
+    /// The latest `--to` (exclusive): .NET's dates, which Exchange uses, end with 9999-12-31; midnight of
+    /// that day in any zone is still before its end.
+    static let latest = CivilDateTime(year: 9999, month: 12, day: 31)
 
     /// `YYYY-MM-DD`.
     static func date(_ text: String) -> CivilDateTime? {

@@ -20,7 +20,9 @@ struct ExportCommand: Command {
         renamed when everything is in; on any failure (sign-in, Graph unavailable, disk full) no
         partial file is left and an existing file of that name is untouched. Standard output gets
         the calendar only when every page has been read. Progress (pages, events) is shown on
-        standard error when it is a terminal.
+        standard error when it is a terminal, and with --verbose also when it is not. A range of
+        more than about ten years gets a warning before anything is fetched; days before 1601-01-02
+        or after 9999-12-30 are refused (Graph cannot answer for them).
         """
     static let epilogue = """
         Examples:
@@ -81,6 +83,7 @@ struct ExportCommand: Command {
         let session = try Session.open(connection, need: .read, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let days = try range.resolve(in: zone)
+        days.warnIfLong(terminal)
         let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
         let request = CalendarExporter.Request(
             calendarID: calendarID, start: days.startDate, end: days.endDate, recurrence: recurrence,
@@ -116,7 +119,8 @@ struct ExportCommand: Command {
 }
 
 /// The progress of an export on stderr: one line rewritten in place on a terminal, or (with `--verbose`,
-/// whose request log would break that line) a note per page. Silent when stderr is not a terminal.
+/// whose request log would break that line) a note per page, on a terminal or not. Silent when stderr is
+/// not a terminal and `--verbose` is not given, so that scripts and logs get no noise.
 final class ProgressLine {
     private let terminal: Terminal
     private let enabled: Bool
@@ -125,7 +129,7 @@ final class ProgressLine {
 
     init(terminal: Terminal, lines: Bool) {
         self.terminal = terminal
-        self.enabled = terminal.stderrIsTerminal
+        self.enabled = terminal.stderrIsTerminal || lines
         self.lines = lines
     }
 

@@ -4,9 +4,21 @@ import ICalBridge
 
 /// A signed-in connection to one mailbox: configuration, libcurl transport, token source and Graph client.
 struct Session {
+    /// How the session's token was granted, which decides the kind of permission a 403 asks for.
+    enum Grant: Equatable {
+        /// Signed in as a user (`graph-ics login`): delegated permissions.
+        case delegated
+        /// App-only access with a client secret (`--user` with `GRAPH_ICS_CLIENT_SECRET`): application
+        /// permissions.
+        case application
+        /// `GRAPH_ICS_ACCESS_TOKEN`: either.
+        case givenToken
+    }
+
     let configuration: AuthConfiguration
     let transport: CurlTransport
     let client: GraphClient
+    var grant: Grant = .delegated
 
     /// Opens the session a command needs: reads the configuration (flags first, then `GRAPH_ICS_*`),
     /// chooses the token source (`GRAPH_ICS_ACCESS_TOKEN`, app-only with `--user`, or the saved sign-in)
@@ -32,7 +44,10 @@ struct Session {
             tokens: tokens,
             log: log
         )
-        return Session(configuration: configuration, transport: transport, client: client)
+        let grant: Grant =
+            tokens is ClientCredentialsTokenSource
+            ? .application : tokens is StaticTokenSource ? .givenToken : .delegated
+        return Session(configuration: configuration, transport: transport, client: client, grant: grant)
     }
 
     /// The longest `GRAPH_ICS_TIMEOUT` graph-ics takes, in seconds (one hour).
@@ -59,15 +74,77 @@ struct Session {
 
     /// The zone dates and times are read and shown in: `--tz` when given, else the mailbox's own zone
     /// (Windows or IANA name), else UTC with a warning.
+    ///
+    /// - Throws: `CommandFailure` (exit 77) naming `MailboxSettings.Read` and `--tz` when Graph refuses the
+    ///   mailbox settings: every week boundary depends on the zone, so there is no silent fallback.
     func mailboxZone(override: ResolvedZone?, terminal: Terminal) throws -> ResolvedZone {
         if let override { return override }
-        let settings = try client.mailboxSettings()
+        let settings = try mailboxSettings(tzAvoidsIt: true)
         if let name = settings.timeZone, case .resolved(let zone, _) = ZoneResolver.resolve(name) {
             return zone
         }
         let what = settings.timeZone.map { "'\($0)', which graph-ics does not know" } ?? "no time zone"
         terminal.warning("the mailbox has \(what); using UTC (give one with --tz)")
         return .utc
+    }
+
+    /// The mailbox's settings (`GET …/mailboxSettings`); a 403 becomes a failure naming the permission, and
+    /// `--tz` when `tzAvoidsIt`.
+    func mailboxSettings(tzAvoidsIt: Bool) throws -> GraphMailboxSettings {
+        do {
+            return try client.mailboxSettings()
+        } catch let error as GraphError where error.status == 403 {
+            // Graph has no .Shared permission for mailbox settings: only app-only access reads another user's.
+            let needs =
+                grant != .application && client.mailbox != .me
+                ? "reading another user's mailbox settings needs app-only access with the application permission "
+                    + "MailboxSettings.Read"
+                : "the app registration needs "
+                    + permission(delegated: "MailboxSettings.Read", application: "MailboxSettings.Read")
+            throw refusal(
+                error, reading: "the mailbox's time zone (mailboxSettings)", needs: needs,
+                hint: tzAvoidsIt ? "give --tz ZONE, which avoids the call" : nil)
+        }
+    }
+
+    /// The mailbox's owner (`GET /me` or `/users/{upn}`); a 403 becomes a failure naming the permission.
+    func owner() throws -> GraphUser {
+        do {
+            return try client.me()
+        } catch let error as GraphError where error.status == 403 {
+            let (who, delegated) =
+                switch client.mailbox {
+                case .me: ("the signed-in user", "User.Read")
+                case .user(let upn): ("the user \(upn)", "User.ReadBasic.All")
+                }
+            throw refusal(
+                error, reading: who,
+                needs: "the app registration needs " + permission(delegated: delegated, application: "User.Read.All"),
+                hint: nil)
+        }
+    }
+
+    /// `the application permission X`, `the delegated permission Y`, or both for a given token.
+    func permission(delegated: String, application: String) -> String {
+        switch grant {
+        case .delegated: "the delegated permission \(delegated)"
+        case .application: "the application permission \(application)"
+        case .givenToken:
+            delegated == application
+                ? "the permission \(delegated)"
+                : "the permission \(delegated) (delegated) or \(application) (application)"
+        }
+    }
+
+    /// One sentence for a 403: what was refused, with Graph's status and code, what it needs (a clause) and
+    /// what avoids it, and the request-id; exit 77.
+    func refusal(_ error: GraphError, reading what: String, needs: String, hint: String?) -> CommandFailure {
+        var text = "Graph refused reading \(what) (HTTP 403"
+        if let code = error.code { text += " \(code)" }
+        text += "): \(needs)"
+        if let hint { text += "; or \(hint)" }
+        if let requestID = error.requestID { text += " [request-id \(requestID)]" }
+        return CommandFailure(.notSignedIn, text)
     }
 }
 

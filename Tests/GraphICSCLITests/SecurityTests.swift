@@ -184,7 +184,9 @@ import Testing
     @Test func noClientSecretOrAppTokenAppearsInOutputEvenWhenTheSecretIsRefused() throws {
         let account = try Self.account()
         let secret = "s3cr3t~" + UUID().uuidString
-        account.standIn.registerApp(clientID: account.clientID, secret: secret)
+        account.standIn.registerApp(
+            clientID: account.clientID, secret: secret,
+            roles: ["Calendars.ReadWrite", "MailboxSettings.Read", "User.Read.All"])
         var environment = account.baseEnvironment
         environment["GRAPH_ICS_TENANT"] = "contoso.example"
         environment["GRAPH_ICS_CLIENT_SECRET"] = secret

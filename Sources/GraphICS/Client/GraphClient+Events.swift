@@ -10,7 +10,9 @@ extension GraphClient {
     }
 
     /// The occurrences (and exceptions) of a series between `start` and `end`, page by page
-    /// (`GET …/events/{id}/instances`); each raw page body goes to `onPage` as it arrives.
+    /// (`GET …/events/{id}/instances`); each page body goes to `onPage` as it arrives. A range longer than
+    /// ``longestRange`` is read in windows of that length, every occurrence once (see
+    /// ``windowedPages(path:start:end:window:pageSize:operation:onPage:)``).
     public func instances(
         seriesMasterID: String,
         start: Date,
@@ -19,10 +21,9 @@ extension GraphClient {
         onPage: (Data) throws -> Void
     ) throws {
         let path = mailbox.path + "/events/" + GraphQuery.encodePathSegment(seriesMasterID) + "/instances"
-        try pages(
-            from: url(path, query: rangeQuery(start: start, end: end, pageSize: pageSize)),
-            operation: "reading the instances of series \(seriesMasterID)"
-        ) { try onPage($0.body) }
+        try windowedPages(
+            path: path, start: start, end: end, window: Self.longestRange, pageSize: pageSize,
+            operation: "reading the instances of series \(seriesMasterID)", onPage: onPage)
     }
 
     /// The events and occurrences between `start` and `end`, page by page (`GET …/calendarView`); each raw
@@ -30,10 +31,8 @@ extension GraphClient {
     ///
     /// Pages hold up to `pageSize` events (`$top`, at most 1000); `@odata.nextLink` is followed verbatim, and
     /// a link to another scheme, host or port than ``baseURL``'s is refused with a ``GraphError`` before
-    /// any token is sent there. Ranges longer than ``calendarViewWindow`` are read as consecutive windows;
-    /// an event spanning a window boundary is returned by Graph in both windows, so graph-ics removes it
-    /// from the later window's pages by event id (those pages are then re-serialised JSON, not Graph's
-    /// bytes): `onPage` sees every event once.
+    /// any token is sent there. Ranges longer than ``calendarViewWindow`` are read as consecutive windows,
+    /// every event once (see ``windowedPages(path:start:end:window:pageSize:operation:onPage:)``).
     ///
     /// - Parameter calendarID: a calendar's id, or `nil` for the default calendar.
     public func calendarView(
@@ -44,8 +43,24 @@ extension GraphClient {
         onPage: (Data) throws -> Void
     ) throws {
         let path = (calendarID == nil ? mailbox.path : calendarPath(calendarID)) + "/calendarView"
-        let operation = "reading calendarView"
-        let windows = Self.windows(start: start, end: end)
+        try windowedPages(
+            path: path, start: start, end: end, window: Self.calendarViewWindow, pageSize: pageSize,
+            operation: "reading calendarView", onPage: onPage)
+    }
+
+    /// The one way a ranged read (`startDateTime`/`endDateTime`) is sent: `[start, end)` in consecutive
+    /// windows of at most `window` (never more than ``longestRange``, which Graph refuses), each followed
+    /// page by page.
+    ///
+    /// An event overlapping a window boundary is returned by Graph in both windows, so graph-ics removes it
+    /// from the later window's pages by event id (those pages are then re-serialised JSON, not Graph's
+    /// bytes): `onPage` sees every event once. All-day events count as overlapping a boundary when their
+    /// floating end could be later than it in any zone (see ``WindowPage``).
+    func windowedPages(
+        path: String, start: Date, end: Date, window: TimeInterval, pageSize: Int, operation: String,
+        onPage: (Data) throws -> Void
+    ) throws {
+        let windows = Self.windows(start: start, end: end, length: min(window, Self.longestRange))
         guard windows.count > 1 else {
             try pages(
                 from: url(path, query: rangeQuery(start: start, end: end, pageSize: pageSize)),
@@ -56,18 +71,15 @@ extension GraphClient {
         var carried: Set<String> = []
         for window in windows {
             var crossing: Set<String> = []
-            let windowEnd = Self.graphUTC(window.end)
+            let boundary = WindowPage.Boundary(window.end)
             try pages(
                 from: url(path, query: rangeQuery(start: window.start, end: window.end, pageSize: pageSize)),
                 operation: operation
             ) { response in
                 let page = try WindowPage.removing(
-                    carried, from: response.body, windowEnd: windowEnd, crossing: &crossing
-                )
+                    carried, from: response.body, boundary: boundary, crossing: &crossing)
                 guard let page else {
-                    throw GraphError.malformed(
-                        "a calendarView page is not a JSON object", operation: operation,
-                        response: response)
+                    throw GraphError.malformed("a page is not a JSON object", operation: operation, response: response)
                 }
                 try onPage(page)
             }
@@ -169,17 +181,24 @@ extension GraphClient {
         return found
     }
 
-    /// `[start, end)` cut into windows of at most ``calendarViewWindow``.
-    static func windows(start: Date, end: Date) -> [(start: Date, end: Date)] {
-        guard end.timeIntervalSince(start) > calendarViewWindow else { return [(start, end)] }
+    /// `[start, end)` cut into consecutive windows of at most `length` seconds.
+    static func windows(start: Date, end: Date, length: TimeInterval = calendarViewWindow) -> [(
+        start: Date, end: Date
+    )] {
+        guard end.timeIntervalSince(start) > length else { return [(start, end)] }
         var windows: [(start: Date, end: Date)] = []
         var from = start
         while from < end {
-            let to = min(from.addingTimeInterval(calendarViewWindow), end)
+            let to = min(from.addingTimeInterval(length), end)
             windows.append((from, to))
             from = to
         }
         return windows
+    }
+
+    /// How many calendarView requests (before paging) `[start, end)` takes.
+    public static func calendarViewWindowCount(start: Date, end: Date) -> Int {
+        windows(start: start, end: end).count
     }
 }
 
@@ -189,15 +208,31 @@ private struct GraphCreatedEventFields: Decodable {
     var iCalUId: String?
 }
 
-/// Pages of a calendarView window after the first, cleared of events an earlier window delivered.
+/// Pages of a window after the first, cleared of events an earlier window delivered.
 enum WindowPage {
+    /// The end of a window as the two kinds of event end are compared with it.
+    struct Boundary {
+        /// The window's end in Graph's UTC form (`2026-03-02T08:00:00`): timed events' ends are UTC
+        /// (graph-ics asks for `outlook.timezone="UTC"`).
+        var utc: String
+        /// The earliest floating wall time that may lie after the window's end in some zone: an all-day
+        /// event's end is midnight without a zone (its own zone, not UTC), and zones run from UTC−12 to
+        /// UTC+14, so an end later than 14 hours before the boundary may cross it.
+        var floating: String
+
+        init(_ end: Date) {
+            utc = GraphClient.graphUTC(end)
+            floating = GraphClient.graphUTC(end.addingTimeInterval(-14 * 3600))
+        }
+    }
+
     /// Removes the events whose id is in `seen` from the page; adds to `crossing` the id of every event
-    /// in the page that ends at or after `windowEnd` (Graph returns it in the next window too). Returns
+    /// in the page that may end after `boundary` (Graph returns it in the next window too). Returns
     /// `data` itself when nothing was removed; `nil` when it is not a JSON object.
     static func removing(
         _ seen: Set<String>,
         from data: Data,
-        windowEnd: String,
+        boundary: Boundary,
         crossing: inout Set<String>
     ) throws -> Data? {
         guard var object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
@@ -209,12 +244,18 @@ enum WindowPage {
                 kept.append(item)
                 continue
             }
-            let end = (event["end"] as? [String: Any])?["dateTime"] as? String
-            if end.map({ String($0.prefix(19)) >= windowEnd }) ?? true { crossing.insert(id) }
+            if mayCross(event, boundary) { crossing.insert(id) }
             if !seen.contains(id) { kept.append(item) }
         }
         guard kept.count != events.count else { return data }
         object["value"] = kept
         return try JSONSerialization.data(withJSONObject: object)
+    }
+
+    /// Whether the event may end after the boundary (an event without a readable end is assumed to).
+    static func mayCross(_ event: [String: Any], _ boundary: Boundary) -> Bool {
+        guard let end = (event["end"] as? [String: Any])?["dateTime"] as? String else { return true }
+        let limit = event["isAllDay"] as? Bool == true ? boundary.floating : boundary.utc
+        return String(end.prefix(19)) >= limit
     }
 }

@@ -45,6 +45,10 @@ public final class GraphClient: Sendable {
     /// length (Graph answers long ranges, but slowly).
     public static let calendarViewWindow: TimeInterval = 31 * 86_400
 
+    /// The longest `startDateTime`–`endDateTime` span Graph answers at all (calendarView, instances): 1825
+    /// days. A longer one gets 400 `ErrorInvalidRequest` ("Maximum number of days: 1825").
+    public static let longestRange: TimeInterval = 1825 * 86_400
+
     /// Creates a client for `mailbox` at `baseURL`.
     ///
     /// - Parameters:

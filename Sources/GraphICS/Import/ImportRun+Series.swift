@@ -47,9 +47,11 @@ extension ImportRun {
     }
 
     /// The occurrences of each series of ``series`` around its follow-ups (every page), by position; nil, with
-    /// the failure in `failures`, for a series whose occurrences could not be read.
+    /// the failure in `failures`, for a series whose occurrences could not be read. A span longer than Graph
+    /// answers is asked for in windows (``GraphClient/longestRange``), one batch request each.
     private func readOccurrences(failures: inout [Int: String]) throws -> [[Occurrence]?] {
         var requests: [BatchRequest] = []
+        var owners: [Int] = []
         for (position, task) in series.enumerated() {
             let instants = task.steps.compactMap { step -> Int64? in
                 switch step {
@@ -60,18 +62,21 @@ extension ImportRun {
             // have moved a little.
             let start = Date(timeIntervalSince1970: TimeInterval((instants.min() ?? 0) - 2 * 86_400))
             let end = Date(timeIntervalSince1970: TimeInterval((instants.max() ?? 0) + 2 * 86_400))
-            requests.append(
-                BatchRequest(
-                    id: "\(position)", method: "GET", url: instancesURL(seriesID: task.seriesID, start: start, end: end)
-                ))
+            for window in GraphClient.windows(start: start, end: end, length: GraphClient.longestRange) {
+                requests.append(
+                    BatchRequest(
+                        id: "\(requests.count)", method: "GET",
+                        url: instancesURL(seriesID: task.seriesID, start: window.start, end: window.end)))
+                owners.append(position)
+            }
         }
         let answers = try client.batch(requests)
-        var found: [[Occurrence]?] = []
-        for (position, answer) in zip(series.indices, answers) {
+        var found: [[Occurrence]?] = Array(repeating: [], count: series.count)
+        for (position, answer) in zip(owners, answers) where found[position] != nil {
             guard answer.succeeded, var page = Occurrence.list(from: answer.body) else {
                 failures[position] = Self.reason(
                     answer, "reading the occurrences of series \(series[position].seriesID)")
-                found.append(nil)
+                found[position] = nil
                 continue
             }
             var occurrences = page.occurrences
@@ -83,7 +88,9 @@ extension ImportRun {
                 occurrences += next.occurrences
                 page = next
             }
-            found.append(occurrences)
+            // An occurrence across a window boundary comes in both windows.
+            let known = Set(found[position]?.map(\.id) ?? [])
+            found[position]? += occurrences.filter { !known.contains($0.id) }
         }
         return found
     }

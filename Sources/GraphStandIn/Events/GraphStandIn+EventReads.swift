@@ -4,7 +4,8 @@
 import Foundation
 
 extension GraphStandIn {
-    /// The `[start, end)` window of `startDateTime`/`endDateTime`, or Graph's 400 when either is missing.
+    /// The `[start, end)` window of `startDateTime`/`endDateTime`, or Graph's 400 when either is missing or
+    /// unreadable, the end comes first, or the window is longer than ``longestWindow``.
     func window(_ call: GraphCall, _ context: RequestContext) -> Result<(Date, Date), Rejection> {
         guard let startText = call.query["startdatetime"], let endText = call.query["enddatetime"] else {
             return .failure(
@@ -31,8 +32,20 @@ extension GraphStandIn {
                     400, "ErrorInvalidParameter", "The parameter 'EndDateTime' must be after 'StartDateTime'.", context)
             )
         }
+        guard end.timeIntervalSince(start) <= Self.longestWindow else {
+            return .failure(
+                reject(
+                    400, "ErrorInvalidRequest",
+                    "Your request can't be completed. The range between the start and end dates is greater than the "
+                        + "allowed range. Maximum number of days: 1825", context))
+        }
         return .success((start, end))
     }
+
+    /// The longest `startDateTime`–`endDateTime` span calendarView and instances answer: 1825 days (Graph's
+    /// 400 `ErrorInvalidRequest` for a longer one is on no page; microsoft-graph-docs-contrib issue 6321
+    /// quotes it).
+    static let longestWindow: TimeInterval = 1825 * 86_400
 
     /// `calendarView`: the occurrences, exceptions and single instances of a calendar that overlap the window.
     func serveCalendarView(_ route: GraphRoute, calendarID: String?, _ call: GraphCall, _ context: RequestContext)

@@ -22,9 +22,6 @@ extension GraphStandIn {
     /// The scopes a token issued without explicit scopes carries (what graph-ics asks for at sign-in).
     public static let defaultDelegatedScopes = ["User.Read", "Calendars.ReadWrite", "MailboxSettings.Read"]
 
-    /// The application permissions a client-credentials token carries by default.
-    public static let defaultAppRoles = ["Calendars.ReadWrite", "MailboxSettings.Read", "User.Read.All"]
-
     // MARK: Configuration
 
     /// Lifetime of issued access tokens (`expires_in`).

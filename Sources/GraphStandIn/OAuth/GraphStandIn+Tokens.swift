@@ -30,9 +30,11 @@ extension GraphStandIn {
         }
     }
 
-    /// Issues an app-only access token (as client credentials would) with those application permissions.
+    /// Issues an app-only access token (as client credentials would) with exactly those application
+    /// permissions: an app registration is granted nothing a test did not name (the README's minimal one is
+    /// `["Calendars.ReadWrite"]`).
     public func issueAppToken(
-        clientID: String = "graph-ics-daemon", roles: [String] = GraphStandIn.defaultAppRoles, lifetime: Duration? = nil
+        clientID: String = "graph-ics-daemon", roles: [String], lifetime: Duration? = nil
     ) -> String {
         locked { state in
             let token = Self.randomToken(length: 48)
@@ -44,8 +46,9 @@ extension GraphStandIn {
         }
     }
 
-    /// Registers a confidential client for the client-credentials grant.
-    public func registerApp(clientID: String, secret: String, roles: [String] = GraphStandIn.defaultAppRoles) {
+    /// Registers a confidential client for the client-credentials grant, granted exactly the application
+    /// permissions `roles` (an admin's consent): its tokens carry those and no others.
+    public func registerApp(clientID: String, secret: String, roles: [String]) {
         locked { $0.apps[clientID] = RegisteredApp(secret: secret, roles: roles) }
     }
 

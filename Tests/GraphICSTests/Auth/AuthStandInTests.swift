@@ -143,7 +143,8 @@ import Testing
         let standIn = try GraphStandIn()
         defer { standIn.stop() }
         standIn.addUser(displayName: "Ada Lovelace", mail: "ada@contoso.test")
-        standIn.registerApp(clientID: Self.clientID, secret: AuthFixtures.clientSecret)
+        standIn.registerApp(
+            clientID: Self.clientID, secret: AuthFixtures.clientSecret, roles: ["Calendars.ReadWrite", "User.Read.All"])
         let directory = try AuthFixtures.temporaryDirectory("standin")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = try Self.configuration(standIn, directory: directory, tenant: "contoso.test")

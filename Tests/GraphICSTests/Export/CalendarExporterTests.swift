@@ -229,6 +229,45 @@ private func wallClock(_ text: [Character], fields: [(Int, Int)], in zone: TimeZ
         )
     }
 
+    @Test func seriesModeOverSevenYearsAsksForInstancesInWindowsGraphAccepts() throws {
+        let setup = try ExportSetup()
+        func when(_ utc: String) -> [String: Any] { ["dateTime": utc, "timeZone": "UTC"] }
+        try setup.standIn.addEvent([
+            "id": "anniversary", "type": "seriesMaster", "subject": "Anniversary",
+            "start": when("2020-01-10T08:00:00"), "end": when("2020-01-10T09:00:00"),
+            "originalStartTimeZone": "UTC", "originalEndTimeZone": "UTC",
+            "recurrence": [
+                "pattern": ["type": "absoluteYearly", "interval": 1, "month": 1, "dayOfMonth": 10],
+                "range": [
+                    "type": "endDate", "startDate": "2020-01-10", "endDate": "2026-12-31", "recurrenceTimeZone": "UTC",
+                ],
+            ] as [String: Any],
+        ])
+        // 2020, 2021, 2025 and 2026 were deleted: the look-up for them spans seven years.
+        for year in 2022...2024 {
+            try setup.standIn.addEvent([
+                "type": "occurrence", "seriesMasterId": "anniversary", "subject": "Anniversary",
+                "originalStart": "\(year)-01-10T08:00:00Z", "start": when("\(year)-01-10T08:00:00"),
+                "end": when("\(year)-01-10T09:00:00"),
+            ])
+        }
+        let request = CalendarExporter.Request(
+            start: Date(timeIntervalSince1970: 1_577_836_800), end: Date(timeIntervalSince1970: 1_798_761_600),
+            recurrence: .series, options: ExportOptions(fallbackZone: .utc, file: "calendarView"))
+        let (text, summary) = try setup.export(request)
+
+        #expect(summary.diagnostics.isEmpty, "\(summary.diagnostics)")
+        let master = try #require(vevents(text).first { property("RRULE", in: $0) != nil })
+        #expect(
+            master.filter { $0.hasPrefix("EXDATE") }.sorted() == [
+                "EXDATE:20200110T080000Z", "EXDATE:20210110T080000Z", "EXDATE:20250110T080000Z",
+                "EXDATE:20260110T080000Z",
+            ])
+        let lookups = setup.standIn.requests.filter { $0.path.lowercased().hasSuffix("/instances") }
+        #expect(lookups.count == 2)
+        #expect(lookups.allSatisfy { $0.status == 200 })
+    }
+
     @Test func aSeriesWhoseMasterIsGoneIsExportedAsInstancesWithAWarning() throws {
         let setup = try ExportSetup()
         try seedStandup(setup.standIn, masterID: "standup-elsewhere")

@@ -245,6 +245,30 @@ private func property(_ event: [String: Any], _ id: String) -> String? {
         #expect(setup.standIn.sentCancellations.isEmpty)
     }
 
+    @Test func aSeriesWhoseExdatesAreSixYearsApartReadsItsOccurrencesInWindowsGraphAccepts() throws {
+        let setup = try ImportSetup()
+        let ics =
+            [
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//graph-ics tests//EN", "BEGIN:VEVENT",
+                "UID:yearly-dinner@tests.example", "DTSTAMP:20261201T100000Z", "DTSTART:20200110T180000Z",
+                "DURATION:PT2H", "RRULE:FREQ=YEARLY;COUNT=8", "EXDATE:20210110T180000Z", "EXDATE:20270110T180000Z",
+                "SUMMARY:Yearly dinner", "END:VEVENT", "END:VCALENDAR",
+            ].joined(separator: "\r\n") + "\r\n"
+        let report = setup.run(try TicketFiles.items(text: ics, name: "yearly.ics"))
+        let result = try #require(report.results.first)
+        #expect(result.action == .created, "\(result)")
+        let seriesID = try #require(result.eventID)
+        #expect(
+            setup.occurrences(of: seriesID).map(startUTC) == [
+                "2020-01-10T18:00:00", "2022-01-10T18:00:00", "2023-01-10T18:00:00", "2024-01-10T18:00:00",
+                "2025-01-10T18:00:00", "2026-01-10T18:00:00",
+            ])
+        // 2021-01-08 to 2027-01-12 is more than Graph's 1825 days: two windows, both answered.
+        let lookups = setup.standIn.operations.filter { $0.path.lowercased().hasSuffix("/instances") }
+        #expect(lookups.count == 2)
+        #expect(lookups.allSatisfy { $0.status == 200 })
+    }
+
     @Test func anInterruptedSeriesIsFinishedWhenImportedAgain() throws {
         let setup = try ImportSetup()
         var interrupted = try TicketFiles.items("meetup-series.ics")

@@ -682,7 +682,7 @@ struct StandInFixture {
         #expect(denied.errorCode == "ErrorAccessDenied")
         #expect(try fixture.call("GET", "/me/calendars", token: readOnly).status == 200)
 
-        let app = fixture.standIn.issueAppToken()
+        let app = fixture.standIn.issueAppToken(roles: ["Calendars.Read"])
         #expect(try fixture.call("GET", "/me", token: app).status == 400)
         #expect(try fixture.call("GET", "/users/adele@contoso.example/calendars", token: app).status == 200)
 
@@ -745,7 +745,8 @@ struct StandInFixture {
     @Test func clientCredentialsNeedTheRightSecretAndDefaultScope() throws {
         let fixture = try StandInFixture()
         defer { fixture.standIn.stop() }
-        fixture.standIn.registerApp(clientID: "daemon", secret: "s3cret")
+        fixture.standIn.registerApp(
+            clientID: "daemon", secret: "s3cret", roles: ["Calendars.ReadWrite", "MailboxSettings.Read"])
         let path = "/contoso.example/oauth2/v2.0/token"
         let scope = "https://graph.microsoft.com/.default"
         let good = try fixture.form(
