@@ -132,12 +132,11 @@ extension GraphClient {
     /// Sends `$filter=singleValueExtendedProperties/Any(ep: ep/id eq '…' and ep/value eq '…')` (quotes
     /// inside the id and the value doubled, as OData string literals require) and expands the property
     /// itself and the properties `expanding` names, so ``FoundEvent/extendedProperties`` holds them.
-    ///
-    /// - Parameter calendarID: search this calendar's events; `nil` searches the mailbox's `/events`.
+    /// Always mailbox-wide (`/events`): `api/singlevaluelegacyextendedproperty-get.md` documents this
+    /// `$filter` there and not on a calendar's `/events`; callers compare the calendar themselves.
     public func findEvents(
         withExtendedProperty id: String,
         value: String,
-        calendarID: String? = nil,
         expanding: [String] = []
     ) throws -> [FoundEvent] {
         let operation = "looking up events by extended property"
@@ -149,7 +148,7 @@ extension GraphClient {
         let expand =
             "singleValueExtendedProperties($filter="
             + ids.map { "id eq \(GraphQuery.literal($0))" }.joined(separator: " or ") + ")"
-        let path = eventsPath(calendarID: calendarID)
+        let path = mailbox.path + "/events"
         let query = [
             ("$filter", filter), ("$expand", expand),
             ("$select", "id,iCalUId,lastModifiedDateTime,subject,start,end,type,seriesMasterId"),

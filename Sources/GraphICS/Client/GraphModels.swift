@@ -68,7 +68,7 @@ public struct CreatedEvent: Equatable, Sendable {
     }
 }
 
-/// An event found by ``GraphClient/findEvents(withExtendedProperty:value:calendarID:expanding:)``: enough
+/// An event found by ``GraphClient/findEvents(withExtendedProperty:value:expanding:)``: enough
 /// to decide whether an import skips, updates or adds it.
 public struct FoundEvent: Equatable, Sendable {
     public var id: String

@@ -398,7 +398,7 @@ private func client(
                     ]
                 ])
         }
-        let found = try client(graph).findEvents(withExtendedProperty: property, value: "O'Brien's", calendarID: nil)
+        let found = try client(graph).findEvents(withExtendedProperty: property, value: "O'Brien's")
         #expect(found.map(\.id) == ["E1"])
         #expect(found.first?.extendedProperty(property.uppercased()) == "O'Brien's")
         #expect(found.first?.lastModifiedDateTime == "2026-03-01T10:00:00Z")
