@@ -6,8 +6,8 @@ extension EventDecoder {
     enum SourceZone {
         /// A zone whose offsets graph-ics knows (IANA or UTC).
         case known(ResolvedZone)
-        /// Only the file's own VTIMEZONE describes it: instants come from its STANDARD and DAYLIGHT parts,
-        /// Graph gets UTC.
+        /// Only the file's own VTIMEZONE describes it: instants come from its STANDARD and DAYLIGHT parts;
+        /// Graph gets UTC, and a series the Windows zone with the same clocks (``placeSeries``) or single events.
         case embedded(FileTimeZone)
         /// Nothing knows it.
         case unknown
@@ -22,7 +22,7 @@ extension EventDecoder {
         switch ZoneResolver.resolve(tzid) {
         case .resolved(let zone, let how):
             if ZoneResolver.rulesMayBeRedefined(how), let embedded = embeddedZone(tzid, context: context, year: year),
-                let window = Self.comparisonWindow(year, until: embedded.validUntil),
+                let window = Self.comparisonWindow(year, described: embedded.described),
                 !zone.agrees(with: embedded, from: window.from, to: window.to)
             {
                 // RFC 5545: a VTIMEZONE defines its TZID; vobject writes TZID=EST with New York's rules.
@@ -70,12 +70,14 @@ extension EventDecoder {
     }
 
     /// The two years from 1 January of `year` (UTC) over which a named zone and the file's VTIMEZONE for
-    /// that name are compared, as ``VTimezoneMatcher`` compares them, ending at the VTIMEZONE's `TZUNTIL`
-    /// when that is earlier; nil outside the years libical covers, or when the VTIMEZONE ends before.
-    static func comparisonWindow(_ year: Int, until: Int64?) -> (from: Int64, to: Int64)? {
+    /// that name are compared, as ``VTimezoneMatcher`` compares them, within the span the VTIMEZONE describes
+    /// (``FileTimeZone/describedSpan(of:)``); nil outside the years libical covers, or when the two do not
+    /// overlap.
+    static func comparisonWindow(_ year: Int, described: (from: Int64?, to: Int64?)) -> (from: Int64, to: Int64)? {
         guard VTimezoneMatcher.supportedYears.contains(year) else { return nil }
         let window = VTimezoneMatcher.window(of: year)
-        let end = min(window.end, until ?? .max)
-        return end > window.start ? (window.start, end) : nil
+        let start = max(window.start, described.from ?? .min)
+        let end = min(window.end, described.to ?? .max)
+        return end > start ? (start, end) : nil
     }
 }

@@ -7,32 +7,68 @@ import Foundation
 final class FileTimeZone {
     let text: String
     private let zone: EmbeddedZone
-    /// The instant up to which the VTIMEZONE describes its zone (RFC 7808's `TZUNTIL`, which graph-ics's export
-    /// writes on the zones it truncates to the events' dates); nil when it gives none.
-    let validUntil: Int64?
+    /// The span the VTIMEZONE describes, as far as it says (``describedSpan(of:)``).
+    let described: (from: Int64?, to: Int64?)
 
     /// Nil when the text is not a VTIMEZONE graph-ics can use for times up to `lastYear`.
     init?(vtimezone text: String, throughYear lastYear: Int) {
         guard let zone = EmbeddedZone(text: text, throughYear: min(max(lastYear, 1900), 2198)) else { return nil }
         self.text = text
         self.zone = zone
-        self.validUntil = Self.tzuntil(in: text)
+        self.described = Self.describedSpan(of: text)
     }
 
-    /// The UTC value of the first `TZUNTIL` line (`TZUNTIL:20270131T000000Z`; a date means its midnight).
-    static func tzuntil(in text: String) -> Int64? {
-        for line in text.split(whereSeparator: \.isNewline) where line.uppercased().hasPrefix("TZUNTIL") {
-            guard let colon = line.lastIndex(of: ":") else { continue }
-            let digits = Array(line[line.index(after: colon)...].filter(\.isNumber).utf8).map { Int($0) - 0x30 }
-            guard digits.count == 8 || digits.count == 14 else { return nil }
-            func number(_ range: Range<Int>) -> Int { digits[range].reduce(0) { $0 * 10 + $1 } }
-            let civil = CivilDateTime(
-                year: number(0..<4), month: number(4..<6), day: number(6..<8),
-                hour: digits.count == 14 ? number(8..<10) : 0, minute: digits.count == 14 ? number(10..<12) : 0,
-                second: digits.count == 14 ? number(12..<14) : 0)
-            return civil.isValid ? civil.secondsSinceEpoch : nil
+    /// From the first onset of its STANDARD and DAYLIGHT parts (before it the VTIMEZONE gives no offset), to
+    /// RFC 7808's `TZUNTIL` (which graph-ics's export writes on the zones it truncates to the events' dates),
+    /// or to a day before the last onset when the parts are a list of single changes without RRULE or RDATE
+    /// (Apple's iCal writes the changes around its events that way, the last one a guess); nil where it is
+    /// open. Onsets are read as UTC, a few hours off, which is why the ends are a day inside.
+    static func describedSpan(of text: String) -> (from: Int64?, to: Int64?) {
+        var onsets: [Int64] = []
+        var repeats = false
+        var until: Int64?
+        var inPart = false
+        for line in unfoldedLines(text) {
+            let upper = line.uppercased()
+            if upper == "BEGIN:STANDARD" || upper == "BEGIN:DAYLIGHT" { inPart = true }
+            if upper == "END:STANDARD" || upper == "END:DAYLIGHT" { inPart = false }
+            if upper.hasPrefix("TZUNTIL") { until = dateTimeValue(line) }
+            guard inPart else { continue }
+            if upper.hasPrefix("RRULE") || upper.hasPrefix("RDATE") { repeats = true }
+            if upper.hasPrefix("DTSTART"), let onset = dateTimeValue(line) { onsets.append(onset) }
         }
-        return nil
+        let from = onsets.min().map { $0 + 86_400 }
+        if let until { return (from, until) }
+        guard !repeats, onsets.count > 1, let last = onsets.max() else { return (from, nil) }
+        return (from, last - 86_400)
+    }
+
+    /// The content lines of `text`, unfolded (RFC 5545 §3.1), without their line ends.
+    static func unfoldedLines(_ text: String) -> [Substring] {
+        var lines: [Substring] = []
+        for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let line = line.hasSuffix("\r") ? line.dropLast() : line
+            if let first = line.first, first == " " || first == "\t", !lines.isEmpty {
+                lines[lines.count - 1] = Substring(lines[lines.count - 1] + line.dropFirst())
+            } else {
+                lines.append(line)
+            }
+        }
+        return lines
+    }
+
+    /// The date-time after the last colon of a content line (`…:20270131T000000Z`, or a date's midnight),
+    /// read as UTC.
+    static func dateTimeValue(_ line: Substring) -> Int64? {
+        guard let colon = line.lastIndex(of: ":") else { return nil }
+        let digits = line[line.index(after: colon)...].utf8.filter { $0 >= 0x30 && $0 <= 0x39 }.map { Int($0) - 0x30 }
+        guard digits.count == 8 || digits.count == 14 else { return nil }
+        func number(_ range: Range<Int>) -> Int { digits[range].reduce(0) { $0 * 10 + $1 } }
+        let time = digits.count == 14
+        let civil = CivilDateTime(
+            year: number(0..<4), month: number(4..<6), day: number(6..<8), hour: time ? number(8..<10) : 0,
+            minute: time ? number(10..<12) : 0, second: time ? number(12..<14) : 0)
+        return civil.isValid ? civil.secondsSinceEpoch : nil
     }
 
     /// Seconds to add to UTC to get local time at `instant`, by the file's rules.

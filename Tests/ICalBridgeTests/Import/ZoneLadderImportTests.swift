@@ -172,4 +172,35 @@ import Testing
         let plan = try plan(text, tzid: "/mozilla.org/20070129_1/EST", start: "20260701T090000", end: "20260701T100000")
         #expect(try utc(plan.events.first?.payload.start) == "2026-07-01T13:00:00")
     }
+
+    @Test("Apple's list of single changes around its events redefines nothing past its last change")
+    func appleChangeList() throws {
+        // iCal 2005: the changes of 2005 and the next one (at 01:00, an hour early), no RRULE.
+        let vtimezone = """
+            BEGIN:VTIMEZONE
+            TZID:US/Eastern
+            BEGIN:DAYLIGHT
+            DTSTART:20050403T070000
+            TZOFFSETTO:-0400
+            TZOFFSETFROM:+0000
+            TZNAME:EDT
+            END:DAYLIGHT
+            BEGIN:STANDARD
+            DTSTART:20051030T020000
+            TZOFFSETTO:-0500
+            TZOFFSETFROM:-0400
+            TZNAME:EST
+            END:STANDARD
+            BEGIN:DAYLIGHT
+            DTSTART:20060402T010000
+            TZOFFSETTO:-0400
+            TZOFFSETFROM:-0500
+            TZNAME:EDT
+            END:DAYLIGHT
+            END:VTIMEZONE
+            """
+        let plan = try plan(vtimezone, tzid: "US/Eastern", start: "20050801T090000", end: "20050801T100000")
+        #expect(plan.zoneResolutions["US/Eastern"] == "America/New_York (IANA name)")
+        #expect(try utc(plan.events.first?.payload.start) == "2005-08-01T13:00:00")
+    }
 }
