@@ -23,7 +23,7 @@ extension EventDecoder {
         case .resolved(let zone, let how):
             if ZoneResolver.rulesMayBeRedefined(how), let embedded = embeddedZone(tzid, context: context, year: year),
                 let window = Self.comparisonWindow(year, described: embedded.described),
-                !zone.agrees(with: embedded, from: window.from, to: window.to)
+                zone.disagreement(with: embedded, from: window.from, to: window.to) > Self.tolerance
             {
                 // RFC 5545: a VTIMEZONE defines its TZID; vobject writes TZID=EST with New York's rules.
                 (resolved, reading) = Self.reading(
@@ -53,6 +53,11 @@ extension EventDecoder {
         }
         return resolved
     }
+
+    /// How long a file's VTIMEZONE may disagree with the zone its TZID names before it redefines the name:
+    /// a change an hour early or late (a common slip: `DTSTART:…T030000` for a change at 02:00) is read as
+    /// a slip, weeks or months of other clocks (another rule, no summer time at all) as another zone.
+    static let tolerance: Int64 = 86_400
 
     /// The file's own VTIMEZONE for `tzid`, when it has a usable one.
     func embeddedZone(_ tzid: String, context: Context, year: Int) -> FileTimeZone? {

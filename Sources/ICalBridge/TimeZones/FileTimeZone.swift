@@ -20,9 +20,10 @@ final class FileTimeZone {
 
     /// From the first onset of its STANDARD and DAYLIGHT parts (before it the VTIMEZONE gives no offset), to
     /// RFC 7808's `TZUNTIL` (which graph-ics's export writes on the zones it truncates to the events' dates),
-    /// or to a day before the last onset when the parts are a list of single changes without RRULE or RDATE
-    /// (Apple's iCal writes the changes around its events that way, the last one a guess); nil where it is
-    /// open. Onsets are read as UTC, a few hours off, which is why the ends are a day inside.
+    /// or to a day before the last onset when the parts are only a list of changes (DTSTARTs and RDATEs, one
+    /// or more) without an RRULE: Apple's iCal and python-icalendar write the changes around their events
+    /// that way, the last one then held forever. Nil where it is open. Onsets are read as UTC, a few hours
+    /// off, which is why the ends are a day inside.
     static func describedSpan(of text: String) -> (from: Int64?, to: Int64?) {
         var onsets: [Int64] = []
         var repeats = false
@@ -34,12 +35,20 @@ final class FileTimeZone {
             if upper == "END:STANDARD" || upper == "END:DAYLIGHT" { inPart = false }
             if upper.hasPrefix("TZUNTIL") { until = dateTimeValue(line) }
             guard inPart else { continue }
-            if upper.hasPrefix("RRULE") || upper.hasPrefix("RDATE") { repeats = true }
+            if upper.hasPrefix("RRULE") { repeats = true }
             if upper.hasPrefix("DTSTART"), let onset = dateTimeValue(line) { onsets.append(onset) }
+            if upper.hasPrefix("RDATE"), let colon = line.lastIndex(of: ":") {
+                // `RDATE:20231105T020000,…` or periods `…/…`: each value's start.
+                for value in line[line.index(after: colon)...].split(separator: ",") {
+                    if let onset = dateTimeValue(Substring(":" + (value.split(separator: "/").first ?? ""))) {
+                        onsets.append(onset)
+                    }
+                }
+            }
         }
         let from = onsets.min().map { $0 + 86_400 }
         if let until { return (from, until) }
-        guard !repeats, onsets.count > 1, let last = onsets.max() else { return (from, nil) }
+        guard !repeats, let last = onsets.max() else { return (from, nil) }
         return (from, last - 86_400)
     }
 

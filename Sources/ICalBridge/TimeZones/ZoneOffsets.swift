@@ -16,6 +16,17 @@ extension ZoneOffsets {
         return probes.allSatisfy { utcOffset(at: $0) == other.utcOffset(at: $0) }
     }
 
+    /// For how many seconds of `[from, to)` `other` gives another offset than this zone.
+    func disagreement(with other: some ZoneOffsets, from: Int64, to: Int64) -> Int64 {
+        let changes = offsetChanges(from: from, to: to) + other.offsetChanges(from: from, to: to)
+        let bounds = Array(Set([from, to] + changes.filter { $0 < to })).sorted()
+        var total: Int64 = 0
+        for (start, end) in zip(bounds, bounds.dropFirst()) where utcOffset(at: start) != other.utcOffset(at: start) {
+            total += end - start
+        }
+        return total
+    }
+
     /// The wall-clock time at `instant`.
     func localTime(at instant: Int64) -> CivilDateTime {
         CivilDateTime(secondsSinceEpoch: instant + Int64(utcOffset(at: instant)))

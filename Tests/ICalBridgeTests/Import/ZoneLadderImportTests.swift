@@ -203,4 +203,29 @@ import Testing
         #expect(plan.zoneResolutions["US/Eastern"] == "America/New_York (IANA name)")
         #expect(try utc(plan.events.first?.payload.start) == "2005-08-01T13:00:00")
     }
+
+    @Test("a VTIMEZONE that puts a change an hour off is a slip: the IANA name keeps its zone")
+    func anHourSlipKeepsTheName() throws {
+        // London's autumn change written at 03:00 BST (02:00 UTC) instead of 02:00 BST.
+        let vtimezone = """
+            BEGIN:VTIMEZONE
+            TZID:Europe/London
+            BEGIN:STANDARD
+            DTSTART:20001029T030000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10
+            TZOFFSETFROM:+0100
+            TZOFFSETTO:+0000
+            END:STANDARD
+            BEGIN:DAYLIGHT
+            DTSTART:20000326T010000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3
+            TZOFFSETFROM:+0000
+            TZOFFSETTO:+0100
+            END:DAYLIGHT
+            END:VTIMEZONE
+            """
+        let plan = try plan(vtimezone, tzid: "Europe/London", start: "20260616T090000", end: "20260616T100000")
+        #expect(plan.zoneResolutions["Europe/London"] == "Europe/London (IANA name)")
+        #expect(plan.events.first?.payload.start?.timeZone == "GMT Standard Time")
+    }
 }
