@@ -292,7 +292,7 @@ extension GraphStandIn {
     func recurrenceStartsResult(_ recurrence: [String: Any], from start: When, _ context: RequestContext)
         -> Result<[GraphDateTime], Rejection>
     {
-        switch Self.occurrenceStarts(recurrence, masterStart: start.local) {
+        switch Self.occurrenceStarts(recurrence, start: start) {
         case .success(let starts): .success(starts)
         case .failure(let problem): .failure(reject(400, "ErrorPropertyValidationFailure", problem.message, context))
         }

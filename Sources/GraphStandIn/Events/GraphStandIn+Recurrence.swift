@@ -36,8 +36,9 @@ extension GraphStandIn {
         }
     }
 
-    /// The wall-clock starts of a series' occurrences, each on a pattern date at the master's time of day.
-    static func occurrenceStarts(_ recurrence: [String: Any], masterStart: GraphDateTime)
+    /// The wall-clock starts (in the start's zone) of a series' occurrences: each on a pattern date at the
+    /// master's time of day in the range's `recurrenceTimeZone` (the start's zone when it names none).
+    static func occurrenceStarts(_ recurrence: [String: Any], start: When)
         -> Result<[GraphDateTime], RecurrenceProblem>
     {
         guard let pattern = recurrence["pattern"] as? [String: Any], let range = recurrence["range"] as? [String: Any],
@@ -45,6 +46,7 @@ extension GraphStandIn {
         else {
             return .failure(RecurrenceProblem(message: "The recurrence needs a pattern and a range, each with a type."))
         }
+        if let problem = rangeStartProblem(range, start: start) { return .failure(problem) }
         let interval = pattern["interval"] as? Int ?? 1
         guard interval >= 1 else {
             return .failure(RecurrenceProblem(message: "The recurrence pattern's interval must be at least 1."))
@@ -57,13 +59,39 @@ extension GraphStandIn {
         if let problem = collect(pattern, type: patternType, interval: interval, into: &dates) {
             return .failure(problem)
         }
+        let startZone = timeZone(named: start.zone) ?? utc
+        let patternZone = (range["recurrenceTimeZone"] as? String).flatMap(timeZone(named:)) ?? startZone
+        let time = patternZone == startZone ? start.local : GraphDateTime(start.instant, in: patternZone)
         return .success(
             dates.days.map { day in
                 let (year, monthNumber, dayNumber) = GraphDateTime.civil(days: day)
-                return GraphDateTime(
-                    year: year, month: monthNumber, day: dayNumber, hour: masterStart.hour, minute: masterStart.minute,
-                    second: masterStart.second, ticks: masterStart.ticks)
+                let local = GraphDateTime(
+                    year: year, month: monthNumber, day: dayNumber, hour: time.hour, minute: time.minute,
+                    second: time.second, ticks: time.ticks)
+                return patternZone == startZone ? local : GraphDateTime(local.instant(in: patternZone), in: startZone)
             })
+    }
+
+    /// Graph's rule for `range.startDate`: the date of the series' start in the range's `recurrenceTimeZone`
+    /// (the event's own zone when there is none), `resources/recurrencerange.md`. A payload whose start was
+    /// moved into another zone than its pattern's (a Tuesday 21:30 UTC start with a Wednesday pattern and
+    /// `startDate` in Berlin time) is refused.
+    static func rangeStartProblem(_ range: [String: Any], start: When) -> RecurrenceProblem? {
+        let zoneName = range["recurrenceTimeZone"] as? String ?? start.zone
+        guard let zone = timeZone(named: zoneName) else {
+            return RecurrenceProblem(
+                message: "A valid TimeZone value must be specified. The following TimeZone value is not supported: "
+                    + "'\(zoneName)'.")
+        }
+        guard let text = range["startDate"] as? String, let startDate = GraphDateTime(text) else { return nil }
+        let local = GraphDateTime(start.instant, in: zone)
+        guard (local.year, local.month, local.day) != (startDate.year, startDate.month, startDate.day) else {
+            return nil
+        }
+        let expected = String(format: "%04d-%02d-%02d", local.year, local.month, local.day)
+        return RecurrenceProblem(
+            message: "The recurrence range's startDate \(text) is not the date of the event's start in "
+                + "\(zoneName) (\(expected)).")
     }
 
     /// The bounds a `recurrenceRange` sets: its start, and its end date or number of occurrences.

@@ -31,6 +31,9 @@ extension EventEncoder {
                 self.uid = uid
             } else if let id = event.id.map(ICalText.singleLine), !id.isEmpty {
                 self.uid = id
+            } else if let key = ImportIdentity.key(of: event).map(ICalText.singleLine), !key.isEmpty {
+                // A payload graph-ics planned (`convert --to graph-json`) keeps its source UID.
+                self.uid = key
             } else {
                 self.uid =
                     "graph-ics-"
@@ -128,7 +131,13 @@ extension EventEncoder {
             let timeZoneZone = ZoneResolver.resolve(startValue.timeZone)
             times.startZone = displayZone(
                 event.originalStartTimeZone, field: "originalStartTimeZone", timeZone: timeZoneZone)
-            if event.originalEndTimeZone == nil || event.originalEndTimeZone == event.originalStartTimeZone {
+            if event.originalStartTimeZone == nil, event.originalEndTimeZone == nil,
+                event.end?.timeZone != startValue.timeZone
+            {
+                // A payload (no original zones): the end is shown in its own zone, as Graph would.
+                times.endZone = displayZone(
+                    nil, field: "end.timeZone", timeZone: ZoneResolver.resolve(event.end?.timeZone))
+            } else if event.originalEndTimeZone == nil || event.originalEndTimeZone == event.originalStartTimeZone {
                 times.endZone = times.startZone
             } else {
                 times.endZone = displayZone(

@@ -2,8 +2,9 @@
 ///
 /// Not a browser: it keeps the words and the line structure (paragraphs, line breaks, list items, table
 /// rows), drops `<head>`, `<style>` and `<script>` content, keeps link targets in angle brackets, and
-/// decodes character references. The HTML itself is exported unchanged in `X-ALT-DESC`. Works on UTF-8
-/// bytes: tags and references are ASCII, everything else is copied through.
+/// decodes character references (numeric ones, and every HTML5 name from the table generated into
+/// `HTMLEntities.swift`). The HTML itself is exported unchanged in `X-ALT-DESC`. Works on UTF-8 bytes: tags
+/// and references are ASCII, everything else is copied through.
 enum HTMLText {
     static func plainText(fromHTML html: String) -> String {
         var converter = Converter(Array(html.utf8))
@@ -160,7 +161,8 @@ enum HTMLText {
             while position < text.endIndex {
                 let byte = text[position]
                 guard byte == UInt8(ascii: "&"),
-                    let semicolon = text[position...].prefix(12).firstIndex(of: UInt8(ascii: ";"))
+                    let semicolon = text[position...].prefix(HTMLText.longestReference).firstIndex(
+                        of: UInt8(ascii: ";"))
                 else {
                     result.append(byte)
                     position += 1
@@ -208,13 +210,24 @@ enum HTMLText {
     static let commentClose = Array("-->".utf8)
     static let hrefPrefix = Array("href=".utf8)
 
-    static let namedEntities: [String: String] = [
-        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ", "ndash": "–", "mdash": "—",
-        "hellip": "…", "euro": "€", "copy": "©", "reg": "®", "trade": "™", "laquo": "«", "raquo": "»",
-        "lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”", "bull": "•", "middot": "·", "auml": "ä",
-        "ouml": "ö", "uuml": "ü", "Auml": "Ä", "Ouml": "Ö", "Uuml": "Ü", "szlig": "ß", "eacute": "é",
-        "egrave": "è", "agrave": "à", "ccedil": "ç", "deg": "°", "times": "×",
-    ]
+    /// The longest HTML5 reference with its `&` and `;` (`&CounterClockwiseContourIntegral;`).
+    static let longestReference = 33
+
+    /// Every HTML5 named character reference (``entityRows``, generated) → its text; `nbsp` is a plain space,
+    /// since a DESCRIPTION is plain text.
+    static let namedEntities: [String: String] = {
+        var table: [String: String] = [:]
+        for line in entityRows.utf8.split(separator: 0x0A) {
+            let fields = line.split(separator: 0x09)
+            guard fields.count == 2 else { continue }
+            let scalars = fields[1].split(separator: 0x20).compactMap {
+                UInt32(String(decoding: $0, as: UTF8.self), radix: 16).flatMap(Unicode.Scalar.init)
+            }
+            table[String(decoding: fields[0], as: UTF8.self)] = String(String.UnicodeScalarView(scalars))
+        }
+        table["nbsp"] = " "
+        return table
+    }()
 
     /// The text of a character reference without `&` and `;` (`amp`, `#233`, `#xE9`), or nil.
     static func decodeEntity(_ name: String) -> String? {

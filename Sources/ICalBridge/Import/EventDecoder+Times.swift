@@ -32,10 +32,12 @@ extension EventDecoder {
         guard let placedStart = place(start, context: &context) else { return false }
         var endInstant = placedStart.instant
         var endZone = placedStart.graphZone
+        context.endFollowsStart = true
         if let end = time(ICAL_DTEND_PROPERTY, in: component), !end.isDate {
             guard let placedEnd = place(end, context: &context) else { return false }
             endInstant = placedEnd.instant
             endZone = placedEnd.graphZone
+            context.endFollowsStart = end.isUTC == start.isUTC && end.tzid == start.tzid
         } else if var end = time(ICAL_DTEND_PROPERTY, in: component) {
             // RFC 5545 wants DTEND of DTSTART's type; a date here means the midnight that starts that day,
             // in the start's zone.
@@ -65,15 +67,19 @@ extension EventDecoder {
         event.start = placedStart.graph
         event.end = GraphDateTimeTimeZone(instant: endInstant, graphZone: endZone)
         context.durationSeconds = endInstant - placedStart.instant
-        context.zoneForRecurrence = placedStart.graphZone.map { ResolvedZone.zone($0) } ?? .utc
+        context.startInstant = placedStart.instant
+        context.startSource = placedStart.source
+        context.startGraphZone = placedStart.graphZone
         return true
     }
 
-    /// A placed time: its instant, the zone Graph gets (nil for UTC), and the Graph value.
+    /// A placed time: its instant, the zone Graph gets (nil for UTC), the Graph value, and the zone the value
+    /// was written in (nil for UTC, and for a floating time read as UTC).
     struct Placed {
         var instant: Int64
         var graphZone: ICalZone?
         var graph: GraphDateTimeTimeZone
+        var source: (any ZoneOffsets)?
     }
 
     /// The exact instant of a DATE-TIME value, and how to tell Graph: local time in the Windows zone of
@@ -81,6 +87,7 @@ extension EventDecoder {
     mutating func place(_ value: TimeValue, context: inout Context) -> Placed? {
         let instant: Int64
         var graphZone: ICalZone?
+        var source: (any ZoneOffsets)?
         if value.isUTC {
             instant = value.civil.secondsSinceEpoch
         } else if let tzid = value.tzid {
@@ -88,8 +95,10 @@ extension EventDecoder {
             case .known(let zone):
                 instant = zone.instant(forLocal: value.civil)
                 graphZone = zone.graphZone
+                source = zone == .utc ? nil : zone
             case .embedded(let embedded):
                 instant = embedded.instant(forLocal: value.civil)
+                source = embedded
             case .unknown:
                 context.error("unknown time zone TZID=\(tzid): not a known name, and the file has no VTIMEZONE for it")
                 return nil
@@ -98,14 +107,16 @@ extension EventDecoder {
             readsFloatingTimes = true
             instant = user.instant(forLocal: value.civil)
             graphZone = user.graphZone
+            source = user == .utc ? nil : user
         } else {
             readsFloatingTimes = true
             context.warningOnce("floating time (no TZID, no Z) read as UTC; give your zone with --tz")
             instant = value.civil.secondsSinceEpoch
         }
         return Placed(
-            instant: instant, graphZone: graphZone, graph: GraphDateTimeTimeZone(instant: instant, graphZone: graphZone)
-        )
+            instant: instant, graphZone: graphZone,
+            graph: GraphDateTimeTimeZone(instant: instant, graphZone: graphZone),
+            source: source)
     }
 
     // MARK: Reading values

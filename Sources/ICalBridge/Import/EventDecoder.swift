@@ -9,6 +9,8 @@ struct EventDecoder {
     var zoneResolutions: [String: String] = [:]
     var readsFloatingTimes = false
     var zones: [String: SourceZone] = [:]
+    /// The Windows zone found for a series' zone over a span of years (``placeSeries``), by TZID and years.
+    var seriesZones: [String: ICalZone?] = [:]
 
     init(options: ImportOptions, settings: ImportSettings) {
         self.options = options
@@ -60,7 +62,7 @@ struct EventDecoder {
         let hasRDate = icalcomponent_get_first_property(component, ICAL_RDATE_PROPERTY) != nil
         guard !rrules.isEmpty || hasRDate, recurrenceID == nil else { return [planned] }
         guard let start = time(ICAL_DTSTART_PROPERTY, in: component) else { return [] }
-        let zone = context.zoneForRecurrence
+        let zone: any ZoneOffsets = context.startSource ?? ResolvedZone.utc
         if rrules.count == 1, !hasRDate {
             let mapped = RecurrenceMapping.graphRecurrence(
                 rrule: rrules[0],
@@ -72,6 +74,10 @@ struct EventDecoder {
             switch mapped {
             case .success(let recurrence):
                 planned.payload.recurrence = recurrence
+                guard placeSeries(&planned.payload, start: start, rrule: rrules[0], context: &context) else {
+                    if options.strict { return [] }
+                    break
+                }
                 planned.followUps = followUps(component, start: start, overrides: overrides, context: &context)
                 return [planned]
             case .failure(let unsupported):
@@ -140,7 +146,13 @@ extension EventDecoder {
         var diagnostics: [Diagnostic] = []
         var durationSeconds: Int64 = 0
         var allDayLength = 1
-        var zoneForRecurrence: ResolvedZone = .utc
+        /// A timed DTSTART's instant, the zone it was written in (nil for UTC) and the zone Graph gets for it
+        /// (nil: UTC, because the zone has no Windows name).
+        var startInstant: Int64 = 0
+        var startSource: (any ZoneOffsets)?
+        var startGraphZone: ICalZone?
+        /// The end is told to Graph in the start's zone: DTEND has DTSTART's TZID, or there is no DTEND.
+        var endFollowsStart = true
         private var warned = Set<String>()
 
         init(event: ICSDocument.Event, file: String) {

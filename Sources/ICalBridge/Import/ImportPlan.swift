@@ -67,6 +67,11 @@ public enum ImportIdentity {
         recurrenceID.map { uid + "|" + $0 } ?? uid
     }
 
+    /// The identity an event carries (``key(uid:recurrenceID:)``), when graph-ics imported or planned it.
+    public static func key(of event: GraphEvent) -> String? {
+        event.singleValueExtendedProperties?.first { $0.id?.lowercased() == propertyID.lowercased() }?.value
+    }
+
     /// Writes the identity of `event` into its payload: the identity property (``key(uid:recurrenceID:)``),
     /// the version property (``version(sequence:timestamp:)``), the calendar property
     /// (``calendarValue(_:)``), and the transactionId of the key, mixed with the calendar's id when one is

@@ -64,8 +64,8 @@ public enum ZoneResolver {
         "tzone://microsoft/custom", "tzone://microsoft/utc", "customized time zone",
     ]
 
-    /// Resolves `name` through: UTC spellings → IANA → Windows (CLDR) → Windows with a numeric suffix
-    /// (`… Time 1`) → Outlook display name. Empty names and Graph's sentinels are ``Resolution/sentinel``.
+    /// Resolves `name` through: UTC spellings → IANA → a path-style TZID ending in an IANA name → Windows
+    /// (CLDR) → Windows with a numeric suffix (`… Time 1`) → Outlook display name. Empty names and Graph's sentinels are ``Resolution/sentinel``.
     public static func resolve(_ name: String?) -> Resolution {
         let key = name ?? ""
         if let cached = cache.withLock({ $0[key] }) { return cached }
@@ -90,6 +90,9 @@ public enum ZoneResolver {
         if !trimmed.contains(" "), let zone = ResolvedZone.iana(trimmed) {
             return .resolved(zone, rule: "IANA name")
         }
+        if let (zone, tail) = pathStyle(trimmed) {
+            return .resolved(zone, rule: "path-style TZID ending in \(tail)")
+        }
         if let iana = WindowsZones.iana(forWindows: trimmed), let zone = ResolvedZone.iana(iana) {
             return .resolved(zone, rule: "Windows name (CLDR)")
         }
@@ -105,6 +108,30 @@ public enum ZoneResolver {
             return .resolved(zone, rule: "Outlook display name")
         }
         return .unknown
+    }
+
+    /// Whether a zone found by `rule` is one a file's VTIMEZONE of the same TZID may redefine: UTC spellings,
+    /// IANA names and path-style TZIDs (vobject writes `TZID=EST` and `TZID=GMT` with New York's and
+    /// London's rules). Windows and Outlook names keep their zone: Outlook's VTIMEZONEs hold only the
+    /// current rules of the zone the name stands for.
+    static func rulesMayBeRedefined(_ rule: String) -> Bool {
+        rule == "UTC" || rule == "IANA name" || rule.hasPrefix("path-style TZID")
+    }
+
+    /// The zone of a path-style TZID, as Evolution, Thunderbird, Citadel and libical write them
+    /// (`/softwarestudio.org/Olson_20011030_5/America/Chicago`, `/mozilla.org/20070129_1/Europe/Berlin`,
+    /// `/citadel.org/20190914_1/Asia/Tokyo`): the longest tail of the path after its first part that is an
+    /// IANA name (or a UTC spelling), and that tail. Nil for a name without a leading `/`.
+    static func pathStyle(_ name: String) -> (ResolvedZone, String)? {
+        guard name.hasPrefix("/") else { return nil }
+        let parts = name.split(separator: "/")
+        guard parts.count >= 2 else { return nil }
+        for first in 1..<parts.count {
+            let tail = parts[first...].joined(separator: "/")
+            if ["utc", "etc/utc", "gmt", "z"].contains(tail.lowercased()) { return (.utc, tail) }
+            if !tail.contains(" "), let zone = ResolvedZone.iana(tail) { return (zone, tail) }
+        }
+        return nil
     }
 
     /// `Pacific Standard Time 1` → `Pacific Standard Time`.
