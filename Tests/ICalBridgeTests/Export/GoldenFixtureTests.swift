@@ -3,7 +3,8 @@ import Testing
 
 @testable import ICalBridge
 
-/// Every `fixtures/graph/NAME.json` converts to exactly `fixtures/ics/NAME.ics` (DTSTAMP aside).
+/// Every `fixtures/graph/NAME.json` converts to exactly `fixtures/ics/NAME.ics`, DTSTAMP included: it is
+/// each event's `lastModifiedDateTime`, so the same input always gives the same bytes.
 ///
 /// `RECORD_FIXTURES=1 swift test --filter GoldenFixtureTests` rewrites the goldens and fails on purpose,
 /// so that a recording is never mistaken for a passing run: review the diff, then run again.
@@ -15,7 +16,7 @@ import Testing
         #expect(summary.diagnostics.allSatisfy { $0.severity == .warning }, "\(summary.diagnostics)")
         let goldenURL = Fixtures.root.appendingPathComponent("ics/\(name).ics")
         if ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1" {
-            try Fixtures.normalisingTimestamps(text).write(to: goldenURL, atomically: true, encoding: .utf8)
+            try text.write(to: goldenURL, atomically: true, encoding: .utf8)
             Issue.record("recorded \(goldenURL.path); run again without RECORD_FIXTURES to compare")
             return
         }
@@ -28,7 +29,7 @@ import Testing
             #expect(mismatches.isEmpty, "\(name): \(mismatches)")
         }
         let golden = VTimezoneExactness.normalisingVTimezones(try String(contentsOf: goldenURL, encoding: .utf8))
-        let actual = VTimezoneExactness.normalisingVTimezones(Fixtures.normalisingTimestamps(text))
+        let actual = VTimezoneExactness.normalisingVTimezones(text)
         if actual != golden {
             let actualLines = actual.split(separator: "\r\n", omittingEmptySubsequences: false)
             let goldenLines = golden.split(separator: "\r\n", omittingEmptySubsequences: false)
