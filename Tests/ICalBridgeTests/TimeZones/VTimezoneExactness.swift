@@ -89,11 +89,29 @@ enum VTimezoneExactness {
 
     /// The span of instants the events of an iCalendar text use in zone `tzid`: from the earliest of its
     /// local date-times (DTSTART, DTEND, RECURRENCE-ID, EXDATE with that TZID) to the latest, or to the
-    /// VTIMEZONE's TZUNTIL when that is later. Local times become instants with the system zone's offset.
+    /// UNTIL of a series' RRULE when that is later, or ten years on for a series without end (graph-ics
+    /// writes the changes of ten years exactly, then leaves the rules open). Local times become instants
+    /// with the system zone's offset. After the span the VTIMEZONE's open rules may differ from tzdata
+    /// (a zone that drops DST later): no event needs them.
     static func span(of text: String, tzid: String, vtimezone: String) -> (from: Int64, to: Int64)? {
         guard let tzif = TZifZone(path: TZData.system.directory + "/" + tzid) else { return nil }
         var stamps: [Int64] = []
+        // The series' ends (-1: without end) of the events whose DTSTART is in this zone.
+        var seriesEnds: [Int64] = []
+        var seriesEnd: Int64?
+        var startsInZone = false
         for line in Fixtures.lines(text) {
+            if line == "BEGIN:VEVENT" { (seriesEnd, startsInZone) = (nil, false) }
+            if line.hasPrefix("DTSTART;TZID=" + tzid + ":") { startsInZone = true }
+            if line == "END:VEVENT", startsInZone, let end = seriesEnd { seriesEnds.append(end) }
+            if line.hasPrefix("RRULE:") {
+                let parts = line.dropFirst(6).split(separator: ";")
+                if let until = parts.first(where: { $0.hasPrefix("UNTIL=") }) {
+                    seriesEnd = GraphTimestamp.parse(basic(until.dropFirst(6)))?.instant
+                } else if !parts.contains(where: { $0.hasPrefix("COUNT=") }) {
+                    seriesEnd = -1
+                }
+            }
             guard
                 ["DTSTART", "DTEND", "RECURRENCE-ID", "EXDATE"].contains(where: {
                     line.hasPrefix($0 + ";TZID=" + tzid + ":") || line.hasPrefix($0 + ";TZID=" + tzid + ";")
@@ -106,9 +124,7 @@ enum VTimezoneExactness {
             }
         }
         guard let from = stamps.min(), var to = stamps.max() else { return nil }
-        for line in Fixtures.lines(vtimezone) where line.hasPrefix("TZUNTIL:") {
-            if let until = GraphTimestamp.parse(basic(line.dropFirst(8)))?.instant { to = max(to, until) }
-        }
+        for end in seriesEnds { to = max(to, end < 0 ? to + 10 * 365 * 86_400 : end) }
         return (from, to)
     }
 
