@@ -63,8 +63,8 @@ DEFAULT_CLDR = REPO_ROOT.parent / "shared" / "corpus" / "tz" / "windowsZones.xml
 MAX_OCTETS = 75
 EVENT_ID_PROPERTY = "X-GRAPH-ICS-EVENT-ID"
 GRAPH_DATETIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,7})?$")
-# VTIMEZONE rules without an end are expanded up to here; exports are far earlier.
-RULE_HORIZON = datetime(2100, 1, 1)
+# VTIMEZONE rules without an end are expanded up to here: graph-ics places times in zones up to 2199.
+RULE_HORIZON = datetime(2200, 1, 1)
 
 
 class Referee:
