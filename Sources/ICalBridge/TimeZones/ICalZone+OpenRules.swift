@@ -16,7 +16,7 @@
 /// who compares it with local time still keeps that change). Any other change is an observance of its
 /// own. The onsets written are exactly the changes from the lookback to the horizon.
 ///
-/// Nothing else is written into the block: dateutil's `tzical` refuses a VTIMEZONE with any property it
+/// Each observance has its TZNAME (from the TZif file) and nothing else is written into the block: dateutil's `tzical` refuses a VTIMEZONE with any property it
 /// does not know (`X-LIC-LOCATION`, `TZUNTIL`), and with it the whole file.
 extension ICalZone {
     /// Days of changes read before the first instant and after the last.
@@ -26,7 +26,9 @@ extension ICalZone {
     /// The VTIMEZONE text, folded, for instants from `from` on, given the zone's `changes` from
     /// `lookback` to `horizon`.
     func openRulesVTimezone(from: Int64, lookback: Int64, horizon: Int64, changes: [Transition]) -> [UInt8] {
-        let onsets = changes.map(Onset.init)
+        // The abbreviations (TZNAME) come from the zone's TZif file, which libical reads too.
+        let tzif = TZifZone(path: TZData.system.directory + "/" + name)
+        let onsets = changes.map { Onset($0, name: tzif?.abbreviation(at: $0.instant)) }
         let runs = OpenRules.runs(onsets, horizon: horizon)
         var lines = ["BEGIN:VTIMEZONE", "TZID:" + name]
         if onsets.first.map({ $0.instant > from }) ?? true {
@@ -34,6 +36,7 @@ extension ICalZone {
             let initial = offsetAndDaylight(at: lookback)
             lines += OpenRules.observance(
                 daylight: initial.isDaylight, before: initial.offset, after: initial.offset,
+                name: tzif?.abbreviation(at: lookback),
                 start: CivilDateTime(secondsSinceEpoch: lookback + Int64(initial.offset)), rule: nil)
         }
         for run in runs { lines += run.lines }
@@ -49,8 +52,11 @@ struct Onset {
     var after: Int
     var isDaylight: Bool
     var local: CivilDateTime
+    /// The abbreviation from the change on (TZNAME), when known.
+    var name: String?
 
-    init(_ change: ICalZone.Transition) {
+    init(_ change: ICalZone.Transition, name: String?) {
+        self.name = name
         instant = change.instant
         before = change.before
         after = change.after
@@ -60,7 +66,7 @@ struct Onset {
 
     /// Onsets of one kind may share an observance.
     func isSameKind(as other: Onset) -> Bool {
-        isDaylight == other.isDaylight && before == other.before && after == other.after
+        isDaylight == other.isDaylight && before == other.before && after == other.after && name == other.name
     }
 }
 
@@ -151,8 +157,8 @@ enum OpenRules {
             guard let first = onsets.first, let last = onsets.last else { return [] }
             guard onsets.count > 1, let pattern = patterns.first else {
                 return OpenRules.observance(
-                    daylight: first.isDaylight, before: first.before, after: first.after, start: first.local,
-                    rule: nil)
+                    daylight: first.isDaylight, before: first.before, after: first.after, name: first.name,
+                    start: first.local, rule: nil)
             }
             var rule = "FREQ=YEARLY;BYMONTH=\(first.local.month);" + pattern.ruleParts
             if !isOpen {
@@ -160,8 +166,8 @@ enum OpenRules {
                 rule += ";UNTIL=" + OpenRules.stamp(CivilDateTime(secondsSinceEpoch: last.instant + 86_400)) + "Z"
             }
             return OpenRules.observance(
-                daylight: first.isDaylight, before: first.before, after: first.after, start: first.local,
-                rule: rule)
+                daylight: first.isDaylight, before: first.before, after: first.after, name: first.name,
+                start: first.local, rule: rule)
         }
     }
 
@@ -188,12 +194,16 @@ enum OpenRules {
     }
 
     /// The lines of one STANDARD or DAYLIGHT observance.
-    static func observance(daylight: Bool, before: Int, after: Int, start: CivilDateTime, rule: String?) -> [String] {
+    static func observance(
+        daylight: Bool, before: Int, after: Int, name: String?, start: CivilDateTime, rule: String?
+    ) -> [String] {
         let kind = daylight ? "DAYLIGHT" : "STANDARD"
-        var lines = [
-            "BEGIN:" + kind, "TZOFFSETFROM:" + offsetText(before), "TZOFFSETTO:" + offsetText(after),
-            "DTSTART:" + stamp(start),
-        ]
+        var lines = ["BEGIN:" + kind]
+        // tzdata's abbreviations are letters, digits and signs; anything else is left out.
+        if let name, !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x2C && $0 != 0x3B }) {
+            lines.append("TZNAME:" + name)
+        }
+        lines += ["TZOFFSETFROM:" + offsetText(before), "TZOFFSETTO:" + offsetText(after), "DTSTART:" + stamp(start)]
         if let rule { lines.append("RRULE:" + rule) }
         lines.append("END:" + kind)
         return lines

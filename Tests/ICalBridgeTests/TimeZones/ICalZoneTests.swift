@@ -116,6 +116,7 @@ import Testing
         #expect(observances.allSatisfy { $0.rule?.contains("UNTIL") == false })
         #expect(observances.allSatisfy { $0.start >= "20251001T000000" && $0.start <= "20261129T000000" })
         #expect(observances.contains { $0.kind == "STANDARD" && $0.rule == "FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU" })
+        #expect(Fixtures.lines(text).filter { $0.hasPrefix("TZNAME:") }.sorted() == ["TZNAME:BST", "TZNAME:GMT"])
     }
 
     @Test("a rule that ends inside the range ends a day after its last change, so local-time readers keep it")
