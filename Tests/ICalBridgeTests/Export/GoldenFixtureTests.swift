@@ -27,6 +27,10 @@ import Testing
                 VTimezoneExactness.span(of: text, tzid: zone.tzid, vtimezone: zone.text), "\(name): \(zone.tzid)")
             let mismatches = VTimezoneExactness.mismatches(zone.text, zone: zone.tzid, from: span.from, to: span.to)
             #expect(mismatches.isEmpty, "\(name): \(mismatches)")
+            // And read the way vobject (so Radicale) and dateutil's tzical read it.
+            let asLocal = VTimezoneExactness.readingUntilAsLocal(zone.text)
+            let misread = VTimezoneExactness.mismatches(asLocal, zone: zone.tzid, from: span.from, to: span.to)
+            #expect(misread.isEmpty, "\(name), UNTIL read as local time: \(misread)")
         }
         let golden = VTimezoneExactness.normalisingVTimezones(try String(contentsOf: goldenURL, encoding: .utf8))
         let actual = VTimezoneExactness.normalisingVTimezones(text)

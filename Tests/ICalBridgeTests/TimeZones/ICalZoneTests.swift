@@ -72,6 +72,25 @@ import Testing
         #expect(!lines.contains { $0.hasPrefix("RDATE") && $0.hasSuffix("Z") })
         let mismatches = VTimezoneExactness.mismatches(text, zone: name, from: from, to: to)
         #expect(mismatches.isEmpty, "\(mismatches)")
+        let asLocal = VTimezoneExactness.readingUntilAsLocal(text)
+        let misread = VTimezoneExactness.mismatches(asLocal, zone: name, from: from, to: to)
+        #expect(misread.isEmpty, "UNTIL read as local time (vobject, tzical): \(misread)")
+    }
+
+    @Test("reading UNTIL as local time, as vobject and tzical do, loses a change that UNTIL ends exactly at")
+    func untilAsLocalCanFail() throws {
+        // libical's old truncated form: the last rule of each kind ends with UNTIL at its last change.
+        let london = """
+            BEGIN:VTIMEZONE\r\nTZID:Europe/London\r\nBEGIN:DAYLIGHT\r\nTZOFFSETFROM:+0000\r\nTZOFFSETTO:+0100\r\n\
+            DTSTART:19810329T010000\r\nRRULE:FREQ=YEARLY;UNTIL=20260329T010000Z;BYDAY=-1SU;BYMONTH=3\r\nEND:DAYLIGHT\r\n\
+            BEGIN:STANDARD\r\nTZOFFSETFROM:+0100\r\nTZOFFSETTO:+0000\r\nDTSTART:19991031T020000\r\n\
+            RRULE:FREQ=YEARLY;UNTIL=20261025T010000Z;BYDAY=-1SU;BYMONTH=10\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n
+            """
+        let from = try instant("2026-11-29T00:00:00Z")
+        let to = try instant("2026-12-08T00:00:00Z")
+        #expect(VTimezoneExactness.mismatches(london, zone: "Europe/London", from: from, to: to).isEmpty)
+        let misread = VTimezoneExactness.readingUntilAsLocal(london)
+        #expect(VTimezoneExactness.mismatches(misread, zone: "Europe/London", from: from, to: to).count == 1)
     }
 
     @Test("the exactness check finds a VTIMEZONE whose change is an hour off or missing")

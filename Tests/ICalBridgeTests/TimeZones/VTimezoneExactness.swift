@@ -52,6 +52,39 @@ enum VTimezoneExactness {
         return []
     }
 
+    /// The VTIMEZONE as vobject and dateutil's `tzical` read it: they compare an RRULE's UTC `UNTIL` with
+    /// the rule's local onsets as if it were local time. The text returned moves each UNTIL by the
+    /// observance's TZOFFSETFROM, so that a reader that gets UNTIL right (libical) reads it the way they do.
+    static func readingUntilAsLocal(_ text: String) -> String {
+        var offsetFrom = 0
+        var lines: [String] = []
+        for line in Fixtures.lines(text) {
+            if line.hasPrefix("TZOFFSETFROM:") { offsetFrom = seconds(ofOffset: line.dropFirst(13)) }
+            guard line.hasPrefix("RRULE:"), let range = line.range(of: "UNTIL=") else {
+                lines.append(line)
+                continue
+            }
+            let value = line[range.upperBound...].prefix { $0 != ";" }
+            guard value.hasSuffix("Z"), let until = GraphTimestamp.parse(basic(value))?.instant else {
+                lines.append(line)
+                continue
+            }
+            let moved = CivilDateTime(secondsSinceEpoch: until - Int64(offsetFrom))
+            lines.append(line.replacingOccurrences(of: "UNTIL=" + value, with: "UNTIL=" + OpenRules.stamp(moved) + "Z"))
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// `+0100` or `-033000` in seconds east of UTC.
+    static func seconds(ofOffset text: Substring) -> Int {
+        let digits = text.dropFirst().compactMap(\.wholeNumberValue)
+        guard digits.count >= 4 else { return 0 }
+        let value =
+            (digits[0] * 10 + digits[1]) * 3600 + (digits[2] * 10 + digits[3]) * 60
+            + (digits.count >= 6 ? digits[4] * 10 + digits[5] : 0)
+        return text.hasPrefix("-") ? -value : value
+    }
+
     /// Every VTIMEZONE of an iCalendar text with its TZID, as unfolded lines joined with CRLF.
     static func vtimezones(in text: String) -> [(tzid: String, text: String)] {
         var result: [(tzid: String, text: String)] = []
