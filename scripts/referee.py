@@ -16,9 +16,15 @@ What it checks:
 - calendar: VERSION:2.0, PRODID, METHOD:PUBLISH; a VTIMEZONE for every TZID
   parameter used, and all VTIMEZONEs before the first VEVENT;
 - events, matched by X-GRAPH-ICS-EVENT-ID = Graph `id`: UID = iCalUId,
-  SUMMARY = subject, STATUS:CANCELLED iff isCancelled, DTSTAMP present;
-  timed events: DTSTART/DTEND are Graph's start/end instants, read once with
-  zoneinfo by TZID name and once with the VTIMEZONE embedded in the file;
+  SUMMARY = subject (present, empty without one), one CATEGORIES property at
+  most, holding Graph's categories, STATUS:CANCELLED iff isCancelled, DTSTAMP
+  present;
+  timed events: DTSTART/DTEND are Graph's start/end instants (a zero-length
+  event has DURATION:PT0S instead of DTEND), read by TZID name with zoneinfo,
+  and from the VTIMEZONEs embedded in the file by four readers: the referee's
+  own RFC 5545 evaluation, Python icalendar's Timezone.to_tz(), dateutil's
+  tzical and vobject (which read the VTIMEZONE blocks themselves, as Radicale
+  and ics-py do);
   all-day events: DTSTART/DTEND are VALUE=DATE equal to Graph's dates;
 - order: VEVENTs sorted by start instant, then UID. An all-day event starts at
   midnight of its date in --tz (UTC without --tz).
@@ -46,17 +52,19 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 try:
     import icalendar
+    import vobject
+    from dateutil import tz as dateutil_tz
     from dateutil.rrule import rrulestr
 except ImportError:  # pragma: no cover - depends on the machine
-    sys.exit("referee.py needs the icalendar package: pip install icalendar")
+    sys.exit("referee.py needs icalendar, vobject and python-dateutil: pip install icalendar vobject python-dateutil")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CLDR = REPO_ROOT.parent / "shared" / "corpus" / "tz" / "windowsZones.xml"
 MAX_OCTETS = 75
 EVENT_ID_PROPERTY = "X-GRAPH-ICS-EVENT-ID"
 GRAPH_DATETIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,7})?$")
-# VTIMEZONE rules without an end are expanded up to here; exports are far earlier.
-RULE_HORIZON = datetime(2100, 1, 1)
+# VTIMEZONE rules without an end are expanded up to here: graph-ics places times in zones up to 2199.
+RULE_HORIZON = datetime(2200, 1, 1)
 
 
 class Referee:
@@ -132,6 +140,7 @@ class ExpectedEvent:
     subject: str | None
     cancelled: bool
     all_day: bool
+    categories: list[str]
     start: datetime | date | None = None  # aware UTC datetime, or a date when all-day
     end: datetime | date | None = None
     problem: str | None = None  # why the referee could not read the event
@@ -146,6 +155,7 @@ def expected_event(event: dict, windows_zones: dict[str, str]) -> ExpectedEvent:
         subject=subject,
         cancelled=event.get("isCancelled") is True,
         all_day=event.get("isAllDay") is True,
+        categories=[c for c in event.get("categories") or [] if isinstance(c, str) and c.strip()],
     )
     try:
         ends = []
@@ -339,6 +349,60 @@ def instant_by_vtimezone(time: IcsTime, zones: dict[str, EmbeddedZone]) -> datet
     return zones[time.tzid].utc(time.value)
 
 
+class ZoneReader:
+    """Another program's reading of the file's VTIMEZONEs: each TZID as a tzinfo, or per event as
+    vobject parses it (its DTSTART/DTEND values carry the tzinfo it built from the file)."""
+
+    def __init__(self, name: str, zones: dict | None = None, events: dict | None = None,
+                 problem: str | None = None) -> None:
+        self.name = name
+        self.zones = zones or {}
+        self.events = events
+        self.problem = problem
+
+    def instant(self, time: IcsTime, graph_id: str, key: str) -> datetime:
+        if self.problem is not None:
+            raise ValueError(f"{self.name} cannot read the file: {self.problem}")
+        if time.tzid is None:
+            return time.value
+        if self.events is not None:
+            value = self.events.get((graph_id, key))
+            if not isinstance(value, datetime) or value.tzinfo is None:
+                raise ValueError(f"{self.name} gives {value!r}")
+            return value.astimezone(timezone.utc)
+        if time.tzid not in self.zones:
+            raise ValueError(f"{self.name} has no zone for TZID {time.tzid!r}")
+        return time.value.replace(tzinfo=self.zones[time.tzid], fold=0).astimezone(timezone.utc)
+
+
+def zone_readers(text: str, calendar: icalendar.Calendar) -> dict[str, ZoneReader]:
+    """The readers of the embedded VTIMEZONEs: Python icalendar, dateutil's tzical, vobject."""
+    readers = {}
+    try:
+        readers["icalendar"] = ZoneReader("icalendar", zones={
+            str(vtimezone["TZID"]): vtimezone.to_tz() for vtimezone in calendar.walk("VTIMEZONE")})
+    except Exception as error:  # any failure to read is the finding
+        readers["icalendar"] = ZoneReader("icalendar", problem=f"{type(error).__name__}: {error}")
+    try:
+        import io
+        tzical = dateutil_tz.tzical(io.StringIO(text))
+        readers["tzical"] = ZoneReader("tzical", zones={key: tzical.get(key) for key in tzical.keys()})
+    except Exception as error:
+        readers["tzical"] = ZoneReader("tzical", problem=f"{type(error).__name__}: {error}")
+    try:
+        events = {}
+        for vevent in getattr(vobject.readOne(text), "vevent_list", []):
+            graph_id = getattr(vevent, "x_graph_ics_event_id", None)
+            for key in ("DTSTART", "DTEND"):
+                line = getattr(vevent, key.lower(), None)
+                if graph_id is not None and line is not None:
+                    events[(graph_id.value, key)] = line.value
+        readers["vobject"] = ZoneReader("vobject", events=events)
+    except Exception as error:
+        readers["vobject"] = ZoneReader("vobject", problem=f"{type(error).__name__}: {error}")
+    return readers
+
+
 def utc_text(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -386,7 +450,11 @@ def check_calendar(calendar: icalendar.Calendar, referee: Referee) -> dict[str, 
 
 
 def check_event(
-    vevent: icalendar.Event, expected: ExpectedEvent, zones: dict[str, EmbeddedZone], referee: Referee
+    vevent: icalendar.Event,
+    expected: ExpectedEvent,
+    zones: dict[str, EmbeddedZone],
+    zone_readers: dict[str, ZoneReader],
+    referee: Referee,
 ) -> None:
     label = expected.label
     uid = str(vevent.get("UID", ""))
@@ -395,10 +463,17 @@ def check_event(
         referee.check(uid == expected.uid, f"{label}: UID {uid!r}, expected iCalUId {expected.uid!r}")
     referee.check("DTSTAMP" in vevent, f"{label}: no DTSTAMP")
 
-    if expected.subject:
+    if referee.check("SUMMARY" in vevent, f"{label}: no SUMMARY (calcurse crashes on such an event)"):
         summary = str(vevent.get("SUMMARY", ""))
-        wanted = expected.subject.replace("\r\n", "\n").replace("\r", "\n")
+        wanted = (expected.subject or "").replace("\r\n", "\n").replace("\r", "\n")
         referee.check(summary == wanted, f"{label}: SUMMARY {summary!r}, expected {wanted!r}")
+
+    categories = vevent.get("CATEGORIES")
+    if isinstance(categories, list):
+        referee.fail(f"{label}: {len(categories)} CATEGORIES properties, expected one (ics-py refuses more)")
+    else:
+        got = [str(c) for c in categories.cats] if categories is not None else []
+        referee.check(got == expected.categories, f"{label}: CATEGORIES {got!r}, expected {expected.categories!r}")
 
     status = str(vevent.get("STATUS", "")).upper()
     if expected.cancelled:
@@ -407,6 +482,13 @@ def check_event(
         referee.check(status != "CANCELLED", f"{label}: STATUS:CANCELLED but not isCancelled")
 
     for key, wanted in (("DTSTART", expected.start), ("DTEND", expected.end)):
+        if key == "DTEND" and not expected.all_day and expected.start == expected.end:
+            duration = vevent.get("DURATION")
+            referee.check(
+                key not in vevent and duration is not None and duration.dt == timedelta(0),
+                f"{label}: zero-length event without DURATION:PT0S (khal shows it as an hour)",
+            )
+            continue
         if not referee.check(key in vevent, f"{label}: no {key}"):
             continue
         written = IcsTime.read(vevent[key])
@@ -420,8 +502,12 @@ def check_event(
         if not referee.check(written.tzid is not None or written.value.tzinfo is not None,
                              f"{label}: {key} {written.describe()} is floating, expected TZID or UTC"):
             continue
-        for method, reader in (("by TZID name", instant_by_name),
-                               ("by embedded VTIMEZONE", lambda t: instant_by_vtimezone(t, zones))):
+        readers = [("by TZID name", instant_by_name),
+                   ("by embedded VTIMEZONE", lambda t: instant_by_vtimezone(t, zones))]
+        # A reader that cannot read the file at all is reported once, by run().
+        readers += [(f"by {name}", lambda t, r=reader: r.instant(t, expected.graph_id, key))
+                    for name, reader in zone_readers.items() if reader.problem is None]
+        for method, reader in readers:
             try:
                 got = reader(written)
             except ValueError as error:
@@ -476,6 +562,9 @@ def run(arguments: argparse.Namespace) -> Referee:
         referee.fail(f"parse: icalendar cannot read the file: {error}")
         return referee
     zones = check_calendar(calendar, referee)
+    readers = zone_readers(unfold(raw).decode("utf-8", errors="replace"), calendar)
+    for reader in readers.values():
+        referee.check(reader.problem is None, f"calendar: {reader.name} cannot read the file: {reader.problem}")
 
     vevents = list(calendar.walk("VEVENT"))
     by_id: dict[str, icalendar.Event] = {}
@@ -498,7 +587,7 @@ def run(arguments: argparse.Namespace) -> Referee:
             if not arguments.allow_missing:
                 referee.fail(f"{expected.label}: no VEVENT with {EVENT_ID_PROPERTY} {expected.graph_id!r}")
         else:
-            check_event(vevent, expected, zones, referee)
+            check_event(vevent, expected, zones, readers, referee)
     for graph_id in sorted(set(by_id) - known_ids):
         referee.fail(f"VEVENT {EVENT_ID_PROPERTY} {graph_id!r}: no such event in {arguments.graph.name}")
 

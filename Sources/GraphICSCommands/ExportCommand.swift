@@ -85,9 +85,12 @@ struct ExportCommand: Command {
         let days = try range.resolve(in: zone)
         days.warnIfLong(terminal)
         let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
+        let options = ExportOptions(
+            fallbackZone: zone, file: "calendarView",
+            calendarName: CalendarChoice.name(of: calendarID, in: session.client))
         let request = CalendarExporter.Request(
             calendarID: calendarID, start: days.startDate, end: days.endDate, recurrence: recurrence,
-            options: ExportOptions(fallbackZone: zone, file: "calendarView"))
+            options: options)
         let progress = ProgressLine(terminal: terminal, lines: connection.verbose)
         let summary: GraphToICS.Summary
         do {
@@ -115,6 +118,18 @@ struct ExportCommand: Command {
         }
         if failed > 0 { return summary.written == 0 ? .badInput : .partlyFailed }
         return .ok
+    }
+}
+
+extension CalendarChoice {
+    /// The name of calendar `id` (the default calendar when nil), for the file's NAME and X-WR-CALNAME.
+    /// Only a label: when the calendars cannot be listed the file goes without it, and the export on.
+    static func name(of id: String?, in client: GraphClient) -> String? {
+        guard let calendars = try? client.calendars() else { return nil }
+        let calendar = calendars.first { candidate in
+            id.map { candidate.id == $0 } ?? (candidate.isDefaultCalendar == true)
+        }
+        return calendar?.name
     }
 }
 

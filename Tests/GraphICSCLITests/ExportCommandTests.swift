@@ -111,6 +111,32 @@ import Testing
         #expect(try Self.leftovers(in: account.folder, containing: ".graph-ics-").isEmpty)
     }
 
+    @Test func theFileNamesTheCalendarAndTwoExportsOfUnchangedEventsAreTheSameBytes() throws {
+        let account = try Self.account()
+        try Self.seed(account.standIn, "Review", at: Self.week49.addingTimeInterval(36_000))
+        let team = account.standIn.addCalendar(name: "Team; Berlin")
+        try account.standIn.addEvent(
+            [
+                "subject": "Planning",
+                "start": ["dateTime": "2026-12-01T09:00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "2026-12-01T10:00:00", "timeZone": "UTC"],
+            ], calendar: team)
+        func export(_ arguments: [String]) throws -> Data {
+            let result = try account.run(
+                ["export", "--week", "2026-W49", "-o", "out.ics"] + arguments, environment: account.tokenEnvironment())
+            #expect(result.status == 0, "\(result.err)")
+            return try Data(contentsOf: account.folder.appendingPathComponent("out.ics"))
+        }
+        let first = try export([])
+        let lines = ICalendarText.unfoldedLines(String(decoding: first, as: UTF8.self))
+        #expect(lines.contains("NAME:Calendar") && lines.contains("X-WR-CALNAME:Calendar"))
+        Thread.sleep(forTimeInterval: 1.1)
+        #expect(try export([]) == first)
+        let other = String(decoding: try export(["--calendar", "Team; Berlin"]), as: UTF8.self)
+        #expect(ICalendarText.unfoldedLines(other).contains(#"X-WR-CALNAME:Team\; Berlin"#))
+        #expect(ICalendarText.events(other).count == 1)
+    }
+
     // MARK: Series
 
     /// The weekday standup at 09:00 Berlin since 2 November: in week 49 Monday and Tuesday as usual,

@@ -30,20 +30,25 @@ public final class CalendarWriter {
     }
     private let productID: String
     private let method: String?
+    private let calendarName: String?
 
     /// - Parameters:
     ///   - productID: the PRODID value.
     ///   - method: the METHOD value (`PUBLISH` for an export), or nil for none.
+    ///   - calendarName: the calendar's name for NAME (RFC 7986) and X-WR-CALNAME (what Apple, Google and
+    ///     Thunderbird show), or nil to leave both out.
     ///   - spoolDirectory: where the spool file lives (it is unlinked at once and never visible).
     ///   - spoolMemoryLimit: bytes of VEVENT text kept in memory before spooling moves to the file.
     public init(
         productID: String = GraphICSVersion.productID,
         method: String? = "PUBLISH",
+        calendarName: String? = nil,
         spoolDirectory: String? = nil,
         spoolMemoryLimit: Int = 32 << 20
     ) throws(ICalBridgeError) {
         self.productID = productID
         self.method = method
+        self.calendarName = calendarName.map(ICalText.singleLine).flatMap { $0.isEmpty ? nil : $0 }
         self.spool = try SpoolFile(directory: spoolDirectory, memoryLimit: spoolMemoryLimit)
     }
 
@@ -100,6 +105,12 @@ public final class CalendarWriter {
         header += "VERSION:2.0\r\nCALSCALE:GREGORIAN\r\n"
         if let method { header += "METHOD:\(method)\r\n" }
         try sink.write(header)
+        if let calendarName {
+            var lines = ContentLines(capacity: 256)
+            lines.text("NAME", calendarName)
+            lines.text("X-WR-CALNAME", calendarName)
+            try sink.write(lines.bytes)
+        }
         for name in zoneSpans.keys.sorted() {
             guard let use = zoneSpans[name] else { continue }
             let spans = use.days.map { $0...$0 } + use.ranges

@@ -207,8 +207,13 @@ extension EventEncoder {
                 return
             }
             writeTime("DTSTART", instant: times.start, zone: times.startZone)
-            // RFC 5545 wants DTEND after DTSTART; without DTEND a timed event lasts no time at all.
-            if times.end > times.start { writeTime("DTEND", instant: times.end, zone: times.endZone) }
+            // RFC 5545 wants DTEND after DTSTART. A timed event without DTEND lasts no time at all, but
+            // khal shows it as an hour: DURATION:PT0S says zero length to every reader.
+            if times.end > times.start {
+                writeTime("DTEND", instant: times.end, zone: times.endZone)
+            } else {
+                lines.property("DURATION", value: "PT0S")
+            }
         }
 
         /// A DTSTART/DTEND: local time with TZID, or UTC when the zone is UTC or the local time would be
@@ -275,6 +280,20 @@ extension EventEncoder {
             }
         }
 
+        /// DTSTAMP: the event's last revision (`lastModifiedDateTime`, else `createdDateTime`, else
+        /// ``ExportOptions/timestamp``), never the time of the export, so that exporting unchanged events
+        /// again gives the same bytes. Without METHOD, RFC 5545 §3.8.7.2 reads DTSTAMP as exactly that
+        /// revision; with METHOD:PUBLISH it is the revision the published copy was made from.
+        mutating func writeStamp() {
+            for text in [event.lastModifiedDateTime, event.createdDateTime] {
+                guard let text, let timestamp = GraphTimestamp.parse(text) else { continue }
+                let instant = timestamp.instant ?? timestamp.civil.secondsSinceEpoch
+                lines.time("DTSTAMP", CivilDateTime(secondsSinceEpoch: instant), utc: true)
+                return
+            }
+            lines.time("DTSTAMP", CivilDateTime(secondsSinceEpoch: options.timestamp), utc: true)
+        }
+
         mutating func writeUTCTimestamp(_ keyPath: KeyPath<GraphEvent, String?>, _ field: String, _ name: String) {
             guard let text = event[keyPath: keyPath], !text.isEmpty else { return }
             guard let timestamp = GraphTimestamp.parse(text) else {
@@ -293,7 +312,8 @@ extension EventEncoder {
             if let body = event.body, let content = body.content, !content.trimmingSpaces().isEmpty {
                 if let type = body.contentType, ICalText.equalsIgnoringASCIICase(type, "html") {
                     text = HTMLText.plainText(fromHTML: content)
-                    html = content
+                    // Outlook's empty body is a page of markup around an empty <div>: no X-ALT-DESC then.
+                    if let text, !text.trimmingSpaces().isEmpty { html = content }
                 } else {
                     text = content
                 }
@@ -318,11 +338,17 @@ extension EventEncoder {
                     if let part, !part.isEmpty { parts.append(part) }
                 }
             }
+            // Outlook often puts the street, or the whole address, into displayName: neither is repeated.
+            // Addresses and names are short; very long ones are not searched (the search is quadratic).
+            func named(_ text: String) -> Bool {
+                name.utf8.count < 4096 && text.utf8.count < 1024 && ICalText.contains(name, text)
+            }
+            if let street = location.address?.street.map(ICalText.singleLine), !street.isEmpty, named(street) {
+                parts.removeAll { $0 == street }
+            }
             let address = parts.joined(separator: ", ")
             var value = name
-            // Addresses and names are short; very long ones are not searched (the search is quadratic).
-            let repeated = name.utf8.count < 4096 && address.utf8.count < 1024 && ICalText.contains(name, address)
-            if !address.isEmpty, !repeated {
+            if !address.isEmpty, !named(address) {
                 value = name.isEmpty ? address : name + ", " + address
             }
             if !value.isEmpty { lines.text("LOCATION", value) }
@@ -405,8 +431,18 @@ extension EventEncoder {
             lines.begin("VALARM")
             lines.property("ACTION", value: "DISPLAY")
             lines.text("DESCRIPTION", "Reminder")
-            lines.property("TRIGGER", value: minutes > 0 ? "-PT\(minutes)M" : "PT0S")
+            lines.property("TRIGGER", value: Self.trigger(minutesBefore: minutes))
             lines.end("VALARM")
+        }
+
+        /// A TRIGGER `minutes` before the start, in the largest unit that holds it exactly: `-P1W`, `-P2D`,
+        /// `-PT18H`, `-PT90M`; `PT0S` at the start.
+        static func trigger(minutesBefore minutes: Int) -> String {
+            guard minutes > 0 else { return "PT0S" }
+            if minutes % 10_080 == 0 { return "-P\(minutes / 10_080)W" }
+            if minutes % 1440 == 0 { return "-P\(minutes / 1440)D" }
+            if minutes % 60 == 0 { return "-PT\(minutes / 60)H" }
+            return "-PT\(minutes)M"
         }
 
         /// FNV-1a, for a UID that stays the same across runs when Graph gave none.

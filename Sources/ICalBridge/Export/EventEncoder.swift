@@ -91,14 +91,11 @@ public struct EventEncoder: Sendable {
     /// Graph → iCalendar, one row per property, in output order.
     static let rows: [Row] = [
         Row(property: "UID") { $0.lines.text("UID", $0.uid) },
-        Row(property: "DTSTAMP") { context in
-            context.lines.time("DTSTAMP", CivilDateTime(secondsSinceEpoch: context.options.timestamp), utc: true)
-        },
+        Row(property: "DTSTAMP") { $0.writeStamp() },
         Row(property: "DTSTART/DTEND") { $0.writeTimes() },
         Row(property: "RRULE") { $0.writeRecurrence() },
-        Row(property: "SUMMARY") { context in
-            if let subject = context.event.subject, !subject.isEmpty { context.lines.text("SUMMARY", subject) }
-        },
+        // Always written, empty without a subject: calcurse crashes on an event without SUMMARY.
+        Row(property: "SUMMARY") { $0.lines.text("SUMMARY", $0.event.subject ?? "") },
         Row(property: "DESCRIPTION/X-ALT-DESC") { $0.writeBody() },
         Row(property: "LOCATION/GEO") { $0.writeLocation() },
         Row(property: "ORGANIZER") { context in
@@ -138,10 +135,11 @@ public struct EventEncoder: Sendable {
             context.lines.property("PRIORITY", value: String(mapped.priority))
             context.lines.property("X-MICROSOFT-CDO-IMPORTANCE", value: mapped.cdo)
         },
+        // One property with comma-separated values, as Google and Apple write it: several CATEGORIES
+        // lines are legal, but ics-py refuses them and icalevents crashes on them.
         Row(property: "CATEGORIES") { context in
-            for category in context.event.categories ?? [] where !category.trimmingSpaces().isEmpty {
-                context.lines.text("CATEGORIES", category)
-            }
+            let categories = (context.event.categories ?? []).filter { !$0.trimmingSpaces().isEmpty }
+            if !categories.isEmpty { context.lines.textList("CATEGORIES", categories) }
         },
         Row(property: "STATUS") { context in
             if context.event.isCancelled == true { context.lines.property("STATUS", value: "CANCELLED") }

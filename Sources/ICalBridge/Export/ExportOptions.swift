@@ -6,14 +6,23 @@ public struct ExportOptions: Sendable {
     /// The mailbox zone (`--tz`): where events whose original zone Graph does not know are shown. UTC
     /// when nil.
     public var fallbackZone: ResolvedZone?
-    /// The DTSTAMP of every VEVENT (seconds since 1970, UTC): the time the calendar was made.
+    /// The DTSTAMP (seconds since 1970, UTC) of an event for which Graph gives neither
+    /// `lastModifiedDateTime` nor `createdDateTime`; 0 (1970-01-01T00:00:00Z) unless given, so that the
+    /// output depends on the input alone.
     public var timestamp: Int64
     /// The file named in diagnostics.
     public var file: String
+    /// The calendar's name, written as NAME (RFC 7986) and X-WR-CALNAME; nil when not known (a saved
+    /// JSON file does not say which calendar it came from).
+    public var calendarName: String?
 
-    public init(fallbackZone: ResolvedZone? = nil, timestamp: Int64? = nil, file: String = "<input>") {
+    public init(
+        fallbackZone: ResolvedZone? = nil, timestamp: Int64? = nil, file: String = "<input>",
+        calendarName: String? = nil
+    ) {
         self.fallbackZone = fallbackZone
-        self.timestamp = timestamp ?? Int64(Date().timeIntervalSince1970)
+        self.calendarName = calendarName
+        self.timestamp = timestamp ?? 0
         self.file = file
     }
 }

@@ -78,7 +78,7 @@ extension GraphToICS {
             self.style = recurrence
             self.range = range
             self.encoder = EventEncoder(options: options)
-            self.writer = try CalendarWriter(spoolDirectory: spoolDirectory)
+            self.writer = try CalendarWriter(calendarName: options.calendarName, spoolDirectory: spoolDirectory)
             self.fallbackSpool = try SpoolFile(directory: spoolDirectory, memoryLimit: 8 << 20)
         }
 

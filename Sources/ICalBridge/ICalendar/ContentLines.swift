@@ -50,6 +50,17 @@ struct ContentLines {
         fold()
     }
 
+    /// A TEXT property with several values (CATEGORIES): each escaped as in ``text(_:_:)``, so that a comma
+    /// inside a value stays part of it, and separated by unescaped commas.
+    mutating func textList(_ name: String, _ values: [String]) {
+        start(name, [:])
+        for (index, value) in values.enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            ICalText.appendEscaped(value, to: &line)
+        }
+        fold()
+    }
+
     /// Starts a line with `NAME;PARAM=value…:`.
     private mutating func start(_ name: String, _ parameters: KeyValuePairs<String, String>) {
         line.removeAll(keepingCapacity: true)

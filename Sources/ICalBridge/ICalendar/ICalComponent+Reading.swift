@@ -155,7 +155,9 @@ extension ICalComponent {
         return result
     }
 
-    /// Every `X-LIC-ERROR` in the tree.
+    /// Every `X-LIC-ERROR` in the tree, except libical's complaint about an empty SUMMARY: RFC 5545 TEXT
+    /// may be empty, and graph-ics writes `SUMMARY:` for an event without subject (calcurse crashes on
+    /// an event without SUMMARY); libical drops the property, which reads as no subject all the same.
     var parserErrors: [String] {
         Self.parserErrors(in: pointer)
     }
@@ -164,7 +166,10 @@ extension ICalComponent {
         var result: [String] = []
         var property = icalcomponent_get_first_property(component, ICAL_XLICERROR_PROPERTY)
         while let current = property {
-            if let text = icalproperty_get_xlicerror(current) { result.append(String(cString: text)) }
+            if let text = icalproperty_get_xlicerror(current) {
+                let message = String(cString: text)
+                if !message.hasPrefix("No value for SUMMARY property") { result.append(message) }
+            }
             property = icalcomponent_get_next_property(component, ICAL_XLICERROR_PROPERTY)
         }
         for child in children(of: component, ICAL_ANY_COMPONENT) { result += parserErrors(in: child) }

@@ -133,18 +133,16 @@ public struct ICalZone: @unchecked Sendable, Equatable {
     /// The zone's VTIMEZONE for the time windows `windows` (sorted, not overlapping), TZID set to the plain
     /// IANA name, serialised and folded.
     ///
-    /// First choice is libical's own component for the zone, cloned (libical keeps the original) and
-    /// truncated to the whole range in its Outlook-compatible form (`icaltimezone_truncate_vtimezone` with
-    /// `ms_compatible`). libical 3.0.16 gets that wrong for some zones (it drops standard-time onsets of
-    /// America/Havana, writes RDATEs in UTC for Asia/Hebron), so the result is checked: read back by
-    /// libical it must give the zone's offset at the start of every window and around every change in
-    /// them, and it must not use UTC RDATEs, which RFC 5545 does not allow in a VTIMEZONE. When the check
-    /// fails, graph-ics writes the offset at each window's start and the changes in it one by one (still
-    /// from libical's tzdata rules), which every reader understands.
+    /// The form is the one Outlook and Google write (see ``openRulesVTimezone(from:to:changes:)``): the
+    /// history cut before the first window, the yearly rules in force after the last left open, no TZUNTIL.
+    /// It is checked: read back by libical it must give the zone's offset at the start of every window and
+    /// around every change in them. When the check fails, graph-ics writes the offset at each window's
+    /// start and the changes in it one by one (still from libical's tzdata rules), which every reader
+    /// understands.
     ///
-    /// With `openEnded` (a series without end uses the zone) libical's component is not truncated at the
-    /// end, so its rules go on; the explicit fallback then lists changes for ten more years. Windows are
-    /// cut to ``supportedInstants``; one that reaches past them is taken as open-ended.
+    /// With `openEnded` (a series without end uses the zone) the changes of ten more years are written
+    /// exactly, and the rules after them go on. Windows are cut to ``supportedInstants``; one that
+    /// reaches past them is taken as open-ended.
     public func vtimezone(windows: [(from: Int64, to: Int64)], openEnded: Bool = false) throws(ICalBridgeError)
         -> [UInt8]
     {
@@ -152,43 +150,27 @@ public struct ICalZone: @unchecked Sendable, Equatable {
         // leaves the rules without end: stepping through centuries of offsets would take seconds per zone.
         let supported = Self.supportedInstants
         let openEnded = openEnded || (windows.last.map { $0.to >= supported.upperBound } ?? false)
-        var windows = windows.compactMap { window -> (from: Int64, to: Int64)? in
+        let windows = windows.compactMap { window -> (from: Int64, to: Int64)? in
             let from = max(window.from, supported.lowerBound)
             let to = min(window.to, supported.upperBound - 1)
             return from <= to ? (from, to) : nil
         }
-        guard let first = windows.first, var last = windows.last else { return [] }
-        if openEnded {
-            last.to = min(last.to + 10 * 366 * 86_400, Self.supportedInstants.upperBound - 1)
-            windows[windows.count - 1] = last
+        guard let first = windows.first, let last = windows.last else { return [] }
+        let end = openEnded ? min(last.to + 10 * 366 * 86_400, supported.upperBound - 1) : last.to
+        let lookback = max(first.from - Self.openRulesLookback, supported.lowerBound)
+        let horizon = min(end + Self.openRulesHorizon, supported.upperBound - 1)
+        let changes = transitions(from: lookback, to: horizon)
+        var spans = windows.map { window in
+            (start: window.from, changes: changes.filter { $0.instant > window.from && $0.instant <= window.to })
         }
-        let spans = windows.map { window in (window.from, transitions(from: window.from, to: window.to)) }
-        if let truncated = try truncatedVTimezone(from: first.from, to: openEnded ? nil : last.to),
-            matches(truncated, spans: spans)
-        {
-            return truncated
-        }
-        return explicitVTimezone(spans: spans)
+        if openEnded { spans.append((last.to, changes.filter { $0.instant > last.to && $0.instant <= end })) }
+        let text = openRulesVTimezone(from: first.from, lookback: lookback, horizon: horizon, changes: changes)
+        return matches(text, spans: spans) ? text : explicitVTimezone(spans: spans)
     }
 
     /// The VTIMEZONE for one window `[from, to]`.
     public func vtimezone(from: Int64, to: Int64) throws(ICalBridgeError) -> [UInt8] {
         try vtimezone(windows: [(from, to)])
-    }
-
-    /// libical's truncated VTIMEZONE, or nil when libical has no component for the zone.
-    func truncatedVTimezone(from: Int64, to: Int64?) throws(ICalBridgeError) -> [UInt8]? {
-        Self.lock.lock()
-        defer { Self.lock.unlock() }
-        guard let builtin = icaltimezone_get_component(pointer) else { return nil }
-        let component = try ICalComponent(cloning: builtin)
-        if let tzid = icalcomponent_get_first_property(component.pointer, ICAL_TZID_PROPERTY) {
-            name.withCString { icalproperty_set_tzid(tzid, $0) }
-        }
-        let start = icaltimetype.make(CivilDateTime(secondsSinceEpoch: from), utc: true)
-        let end = to.map { icaltimetype.make(CivilDateTime(secondsSinceEpoch: $0), utc: true) } ?? icaltime_null_time()
-        icaltimezone_truncate_vtimezone(component.pointer, start, end, 1)
-        return try component.serialized()
     }
 
     /// A change of UTC offset: the instant, the offsets before and after, and whether daylight time begins.
@@ -297,7 +279,7 @@ public struct ICalZone: @unchecked Sendable, Equatable {
                 + CivilDateTime.pad(civil.hour, 2) + CivilDateTime.pad(civil.minute, 2)
                 + CivilDateTime.pad(civil.second, 2)
         }
-        var lines = ["BEGIN:VTIMEZONE", "TZID:" + name, "X-LIC-LOCATION:" + name]
+        var lines = ["BEGIN:VTIMEZONE", "TZID:" + name]
         func component(daylight: Bool, before: Int, after: Int, onset: CivilDateTime) {
             let kind = daylight ? "DAYLIGHT" : "STANDARD"
             lines += [

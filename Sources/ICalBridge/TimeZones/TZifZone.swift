@@ -3,7 +3,8 @@ import Foundation
 /// The UTC offsets of one zone read from its TZif file (RFC 8536) in the system's tzdata, the data libical
 /// reads too: the transitions of the 64-bit block, then the POSIX TZ rule of the footer.
 ///
-/// Only a filter for ``VTimezoneMatcher``; libical's answer is the one graph-ics converts times with.
+/// Only a filter for ``VTimezoneMatcher`` and the source of the TZNAMEs graph-ics writes; libical's
+/// answer is the one graph-ics converts times with.
 struct TZifZone: Sendable {
     /// Transition instants, ascending.
     var transitions: [Int64]
@@ -110,6 +111,17 @@ struct TZifZone: Sendable {
         }
         if let footer, transitions.last.map({ $0 < to }) ?? true { result += footer.names }
         return result
+    }
+
+    /// The abbreviation in force at `instant` (`CET`, `+0530`): the one of its transition, or after the
+    /// last the footer's standard or daylight name.
+    func abbreviation(at instant: Int64) -> String {
+        guard let index = transitionIndex(atOrBefore: instant) else { return initialAbbreviation }
+        if let footer, index == transitions.count - 1, let standard = footer.names.first {
+            let isDaylight = footer.daylight != nil && footer.offset(at: instant) != footer.standard
+            return isDaylight && footer.names.count > 1 ? footer.names[1] : standard
+        }
+        return abbreviations[index]
     }
 
     /// The last transition at or before `instant`, by bisection.

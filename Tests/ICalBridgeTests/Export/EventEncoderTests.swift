@@ -135,7 +135,8 @@ import Testing
         #expect(Fixtures.value("X-MICROSOFT-CDO-BUSYSTATUS", in: event) == "OOF")
         #expect(Fixtures.value("TRANSP", in: event) == "OPAQUE")
         #expect(Fixtures.value("PRIORITY", in: event) == "1")
-        #expect(event.filter { $0.hasPrefix("CATEGORIES") } == ["CATEGORIES:Red", #"CATEGORIES:Blue\, Green"#])
+        // One property, comma-separated: ics-py refuses several CATEGORIES lines, icalevents crashes.
+        #expect(event.filter { $0.hasPrefix("CATEGORIES") } == [#"CATEGORIES:Red,Blue\, Green"#])
         #expect(Fixtures.value("STATUS", in: event) == "CANCELLED")
         #expect(Fixtures.value("TRIGGER", in: event) == "-PT90M")
         #expect(Fixtures.value("X-GRAPH-ICS-EVENT-ID", in: event) == "m")

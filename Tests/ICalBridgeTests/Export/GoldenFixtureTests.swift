@@ -3,7 +3,8 @@ import Testing
 
 @testable import ICalBridge
 
-/// Every `fixtures/graph/NAME.json` converts to exactly `fixtures/ics/NAME.ics` (DTSTAMP aside).
+/// Every `fixtures/graph/NAME.json` converts to exactly `fixtures/ics/NAME.ics`, DTSTAMP included: it is
+/// each event's `lastModifiedDateTime`, so the same input always gives the same bytes.
 ///
 /// `RECORD_FIXTURES=1 swift test --filter GoldenFixtureTests` rewrites the goldens and fails on purpose,
 /// so that a recording is never mistaken for a passing run: review the diff, then run again.
@@ -15,7 +16,7 @@ import Testing
         #expect(summary.diagnostics.allSatisfy { $0.severity == .warning }, "\(summary.diagnostics)")
         let goldenURL = Fixtures.root.appendingPathComponent("ics/\(name).ics")
         if ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1" {
-            try Fixtures.normalisingTimestamps(text).write(to: goldenURL, atomically: true, encoding: .utf8)
+            try text.write(to: goldenURL, atomically: true, encoding: .utf8)
             Issue.record("recorded \(goldenURL.path); run again without RECORD_FIXTURES to compare")
             return
         }
@@ -26,9 +27,13 @@ import Testing
                 VTimezoneExactness.span(of: text, tzid: zone.tzid, vtimezone: zone.text), "\(name): \(zone.tzid)")
             let mismatches = VTimezoneExactness.mismatches(zone.text, zone: zone.tzid, from: span.from, to: span.to)
             #expect(mismatches.isEmpty, "\(name): \(mismatches)")
+            // And read the way vobject (so Radicale) and dateutil's tzical read it.
+            let asLocal = VTimezoneExactness.readingUntilAsLocal(zone.text)
+            let misread = VTimezoneExactness.mismatches(asLocal, zone: zone.tzid, from: span.from, to: span.to)
+            #expect(misread.isEmpty, "\(name), UNTIL read as local time: \(misread)")
         }
         let golden = VTimezoneExactness.normalisingVTimezones(try String(contentsOf: goldenURL, encoding: .utf8))
-        let actual = VTimezoneExactness.normalisingVTimezones(Fixtures.normalisingTimestamps(text))
+        let actual = VTimezoneExactness.normalisingVTimezones(text)
         if actual != golden {
             let actualLines = actual.split(separator: "\r\n", omittingEmptySubsequences: false)
             let goldenLines = golden.split(separator: "\r\n", omittingEmptySubsequences: false)

@@ -50,7 +50,10 @@ import Testing
             }
             if let body = event.body?.content, !body.trimmingSpaces().isEmpty {
                 let kept = back.body?.content ?? ""
-                if event.body?.contentType == "html" {
+                if event.body?.contentType == "html", HTMLText.plainText(fromHTML: body).trimmingSpaces().isEmpty {
+                    // Outlook's empty page of markup is not exported as X-ALT-DESC, so does not come back.
+                    #expect(!kept.contains("<html"), "\(label) empty HTML body")
+                } else if event.body?.contentType == "html" {
                     // iCalendar TEXT has one kind of line break: CRLF comes back as LF.
                     #expect(kept.hasPrefix(body.replacing("\r\n", with: "\n")), "\(label) HTML body")
                 } else {

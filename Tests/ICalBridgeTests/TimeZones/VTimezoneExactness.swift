@@ -52,6 +52,39 @@ enum VTimezoneExactness {
         return []
     }
 
+    /// The VTIMEZONE as vobject and dateutil's `tzical` read it: they compare an RRULE's UTC `UNTIL` with
+    /// the rule's local onsets as if it were local time. The text returned moves each UNTIL by the
+    /// observance's TZOFFSETFROM, so that a reader that gets UNTIL right (libical) reads it the way they do.
+    static func readingUntilAsLocal(_ text: String) -> String {
+        var offsetFrom = 0
+        var lines: [String] = []
+        for line in Fixtures.lines(text) {
+            if line.hasPrefix("TZOFFSETFROM:") { offsetFrom = seconds(ofOffset: line.dropFirst(13)) }
+            guard line.hasPrefix("RRULE:"), let range = line.range(of: "UNTIL=") else {
+                lines.append(line)
+                continue
+            }
+            let value = line[range.upperBound...].prefix { $0 != ";" }
+            guard value.hasSuffix("Z"), let until = GraphTimestamp.parse(basic(value))?.instant else {
+                lines.append(line)
+                continue
+            }
+            let moved = CivilDateTime(secondsSinceEpoch: until - Int64(offsetFrom))
+            lines.append(line.replacingOccurrences(of: "UNTIL=" + value, with: "UNTIL=" + OpenRules.stamp(moved) + "Z"))
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// `+0100` or `-033000` in seconds east of UTC.
+    static func seconds(ofOffset text: Substring) -> Int {
+        let digits = text.dropFirst().compactMap(\.wholeNumberValue)
+        guard digits.count >= 4 else { return 0 }
+        let value =
+            (digits[0] * 10 + digits[1]) * 3600 + (digits[2] * 10 + digits[3]) * 60
+            + (digits.count >= 6 ? digits[4] * 10 + digits[5] : 0)
+        return text.hasPrefix("-") ? -value : value
+    }
+
     /// Every VTIMEZONE of an iCalendar text with its TZID, as unfolded lines joined with CRLF.
     static func vtimezones(in text: String) -> [(tzid: String, text: String)] {
         var result: [(tzid: String, text: String)] = []
@@ -89,11 +122,29 @@ enum VTimezoneExactness {
 
     /// The span of instants the events of an iCalendar text use in zone `tzid`: from the earliest of its
     /// local date-times (DTSTART, DTEND, RECURRENCE-ID, EXDATE with that TZID) to the latest, or to the
-    /// VTIMEZONE's TZUNTIL when that is later. Local times become instants with the system zone's offset.
+    /// UNTIL of a series' RRULE when that is later, or ten years on for a series without end (graph-ics
+    /// writes the changes of ten years exactly, then leaves the rules open). Local times become instants
+    /// with the system zone's offset. After the span the VTIMEZONE's open rules may differ from tzdata
+    /// (a zone that drops DST later): no event needs them.
     static func span(of text: String, tzid: String, vtimezone: String) -> (from: Int64, to: Int64)? {
         guard let tzif = TZifZone(path: TZData.system.directory + "/" + tzid) else { return nil }
         var stamps: [Int64] = []
+        // The series' ends (-1: without end) of the events whose DTSTART is in this zone.
+        var seriesEnds: [Int64] = []
+        var seriesEnd: Int64?
+        var startsInZone = false
         for line in Fixtures.lines(text) {
+            if line == "BEGIN:VEVENT" { (seriesEnd, startsInZone) = (nil, false) }
+            if line.hasPrefix("DTSTART;TZID=" + tzid + ":") { startsInZone = true }
+            if line == "END:VEVENT", startsInZone, let end = seriesEnd { seriesEnds.append(end) }
+            if line.hasPrefix("RRULE:") {
+                let parts = line.dropFirst(6).split(separator: ";")
+                if let until = parts.first(where: { $0.hasPrefix("UNTIL=") }) {
+                    seriesEnd = GraphTimestamp.parse(basic(until.dropFirst(6)))?.instant
+                } else if !parts.contains(where: { $0.hasPrefix("COUNT=") }) {
+                    seriesEnd = -1
+                }
+            }
             guard
                 ["DTSTART", "DTEND", "RECURRENCE-ID", "EXDATE"].contains(where: {
                     line.hasPrefix($0 + ";TZID=" + tzid + ":") || line.hasPrefix($0 + ";TZID=" + tzid + ";")
@@ -106,9 +157,7 @@ enum VTimezoneExactness {
             }
         }
         guard let from = stamps.min(), var to = stamps.max() else { return nil }
-        for line in Fixtures.lines(vtimezone) where line.hasPrefix("TZUNTIL:") {
-            if let until = GraphTimestamp.parse(basic(line.dropFirst(8)))?.instant { to = max(to, until) }
-        }
+        for end in seriesEnds { to = max(to, end < 0 ? to + 10 * 365 * 86_400 : end) }
         return (from, to)
     }
 
