@@ -76,12 +76,17 @@ extension GraphStandIn {
     private func deltaPage(_ route: GraphRoute, _ call: GraphCall, _ context: RequestContext)
         -> Result<DeltaPage, Rejection>
     {
+        let token = call.query["$skiptoken"] ?? call.query["$deltatoken"]
+        if let token, let scope = locked({ $0.deltaResets[token] }), scope.userID == route.mailboxUserID {
+            return .failure(resyncRequired(scope, call, context))
+        }
         if let token = call.query["$skiptoken"] {
             guard let page = locked({ $0.deltaPages[token] }), page.round.next.scope.userID == route.mailboxUserID
             else { return .failure(syncStateNotFound(context)) }
             return .success(page)
         }
-        if let token = call.query["$deltatoken"] {
+        // An empty `$deltatoken` (the Location of a reset) starts over like a first call.
+        if let token = call.query["$deltatoken"], !token.isEmpty {
             let round: DeltaRound? = locked { state in
                 guard let previous = state.deltaStates[token], previous.scope.userID == route.mailboxUserID else {
                     return nil
@@ -189,12 +194,38 @@ extension GraphStandIn {
             context)
     }
 
+    /// Graph's answer to a token of a view it reset (maintenance, a mailbox move): 410 `resyncRequired`
+    /// with a `Location` that starts the view over (its window and an empty `$deltatoken`).
+    private func resyncRequired(_ scope: DeltaScope, _ call: GraphCall, _ context: RequestContext) -> Rejection {
+        var rejection = reject(
+            410, "resyncRequired", "The delta token is no longer valid, and the app must reset the sync state.",
+            context)
+        let origin = locked { $0.nextLinkOrigin } ?? server.baseURL
+        let stamp = ISO8601DateFormatter()
+        let window =
+            "startDateTime=" + stamp.string(from: scope.start) + "&endDateTime=" + stamp.string(from: scope.end)
+        rejection.response.headers.append(("Location", origin + call.rawPath + "?" + window + "&$deltatoken="))
+        return rejection
+    }
+
     // MARK: Test knobs
 
     /// Forgets every `$skiptoken` and `$deltatoken` issued so far, as Graph does when its delta token cache
     /// overflows: the next call with one of them is answered 410 `syncStateNotFound`.
     public func expireDeltaTokens() {
         locked { state in
+            state.deltaPages = [:]
+            state.deltaStates = [:]
+        }
+    }
+
+    /// Resets every view tracked by a `$skiptoken` or `$deltatoken` issued so far, as Graph does after
+    /// maintenance or a tenant migration: the next call with one of them is answered 410 `resyncRequired`
+    /// with a `Location` that starts the view over.
+    public func resetDeltaSync() {
+        locked { state in
+            for (token, page) in state.deltaPages { state.deltaResets[token] = page.round.next.scope }
+            for (token, tracked) in state.deltaStates { state.deltaResets[token] = tracked.scope }
             state.deltaPages = [:]
             state.deltaStates = [:]
         }

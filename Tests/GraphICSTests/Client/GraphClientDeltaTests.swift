@@ -140,3 +140,18 @@ private struct DeltaSetup {
         #expect(setup.standIn.event(id: ids[1]) != nil)
     }
 }
+
+@Suite struct GraphClientDeltaResetTests {
+    @Test func aResetViewThrowsResyncRequiredToo() throws {
+        let setup = try DeltaSetup()
+        defer { setup.standIn.stop() }
+        _ = try setup.seed(2)
+        let first = try setup.client.calendarViewDelta(start: setup.start, end: setup.end)
+        setup.standIn.resetDeltaSync()
+        #expect {
+            try setup.client.calendarViewDelta(resumingFrom: first.deltaLink)
+        } throws: { error in
+            (error as? DeltaResyncRequired)?.error.code == "resyncRequired"
+        }
+    }
+}

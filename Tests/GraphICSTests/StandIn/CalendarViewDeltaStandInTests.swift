@@ -181,3 +181,28 @@ private func query(of link: String) -> String {
 private func iso(_ text: String) -> Date {
     ISO8601DateFormatter().date(from: text) ?? Date(timeIntervalSince1970: 0)
 }
+
+@Suite struct CalendarViewDeltaResetStandInTests {
+    @Test func aResetViewIsGoneWithResyncRequiredAndALocationThatStartsItOver() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let ids = try fixture.standIn.addEvents(
+            count: 3, from: iso("2026-12-02T08:00:00Z"), to: iso("2026-12-20T08:00:00Z"))
+        let first = try fixture.call(
+            "GET", "/me/calendarView/delta?\(december)", headers: [("Prefer", "odata.maxpagesize=2")])
+        let nextLink = try #require(first.json["@odata.nextLink"] as? String)
+        let deltaLink = try #require(try DeltaRound(fixture, from: nextLink).deltaLink)
+
+        fixture.standIn.resetDeltaSync()
+        for link in [deltaLink, nextLink] {
+            let gone = try fixture.call("GET", link)
+            #expect(gone.status == 410)
+            #expect(gone.errorCode == "resyncRequired")
+        }
+        let location = try #require(try fixture.call("GET", deltaLink).header("Location"))
+        #expect(location.hasSuffix("&$deltatoken="))
+        let restarted = try DeltaRound(fixture, from: location)
+        #expect(restarted.eventIDs == ids, "the Location starts the same view over")
+        #expect(try DeltaRound(fixture, from: try #require(restarted.deltaLink)).entries.isEmpty)
+    }
+}
