@@ -11,7 +11,8 @@ public struct DeltaEvent: Sendable, Equatable {
     public var changeKey: String?
     /// Graph's `@odata.etag` of this version: what `If-Match` sends back to change it only if unchanged.
     public var etag: String?
-    /// The event's JSON object (re-serialised with sorted keys, not Graph's bytes).
+    /// The event's JSON object, for ``GraphEventDocument/decode(_:file:)`` (re-serialised: not Graph's bytes,
+    /// keys in no particular order).
     public var raw: Data
 }
 
@@ -166,7 +167,7 @@ extension CalendarDeltaPage {
                 removedIDs.append(id)
                 continue
             }
-            let raw = try JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys])
+            let raw = try JSONSerialization.data(withJSONObject: entry)
             events.append(
                 DeltaEvent(
                     id: id, changeKey: entry["changeKey"] as? String, etag: entry["@odata.etag"] as? String, raw: raw))

@@ -155,3 +155,22 @@ private struct DeltaSetup {
         }
     }
 }
+
+@Suite struct GraphClientDeltaScaleTests {
+    @Test func threeThousandEventsComeInThreePagesAndOneChangeInOneRequest() throws {
+        let setup = try DeltaSetup()
+        defer { setup.standIn.stop() }
+        let ids = try setup.seed(3000)
+        var pages = 0
+        let link = try setup.client.calendarViewDelta(start: setup.start, end: setup.end) { page in
+            pages += 1
+            #expect(page.events.count == 1000)
+        }
+        #expect(pages == 3, "⌈N/1000⌉ pages")
+        #expect(setup.deltaRequests == 3)
+        try setup.standIn.changeEvent(id: ids[2345], ["subject": "One change"])
+        let later = try setup.client.calendarViewDelta(resumingFrom: link)
+        #expect(later.events.map(\.id) == [ids[2345]])
+        #expect(setup.deltaRequests == 4)
+    }
+}
