@@ -100,4 +100,29 @@ private func weeklySeries(_ fixture: StandInFixture) throws -> (master: String, 
             try fixture.call("DELETE", "/me/events/\(id)", headers: [("If-Match", try etag(fixture, id))]).status == 204
         )
     }
+
+    @Test func ifMatchIsCheckedInsideABatchToo() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let created = try fixture.call(
+            "POST", "/me/events", json: StandInFixture.event("Single", "2026-12-01T08:00:00", "2026-12-01T09:00:00"))
+        let id = try #require(created.json["id"] as? String)
+        let stale = try #require(created.json["@odata.etag"] as? String)
+        try fixture.standIn.changeEvent(id: id, ["subject": "Changed in Outlook"])
+        let batch = try fixture.call(
+            "POST", "/$batch",
+            json: [
+                "requests": [
+                    [
+                        "id": "1", "method": "PATCH", "url": "/me/events/\(id)", "body": ["subject": "Mine"],
+                        "headers": ["Content-Type": "application/json", "If-Match": stale],
+                    ]
+                ]
+            ])
+        let answers = batch.json["responses"] as? [[String: Any]] ?? []
+        #expect(answers.first?["status"] as? Int == 412)
+        let code = ((answers.first?["body"] as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
+        #expect(code == "ErrorIrresolvableConflict")
+        #expect(fixture.standIn.event(id: id)?["subject"] as? String == "Changed in Outlook")
+    }
 }
