@@ -3,12 +3,13 @@ import ICalBridge
 import Synchronization
 
 /// graph-ics' client of Microsoft Graph for one mailbox: the signed-in user, mailbox settings, calendars,
-/// calendarView pages, events (read, create, update, delete, cancel, look up by extended property) and
-/// `$batch`.
+/// calendarView pages, calendarView delta rounds, events (read, create, update, delete, cancel, look up by
+/// extended property; update and delete also with `If-Match`) and `$batch`.
 ///
 /// Every call goes through one path (``perform(_:operation:)``) that
 /// - sets `Authorization: Bearer …` from the ``AccessTokenSource``, one `Prefer` header with
-///   `outlook.timezone="UTC"`, `outlook.body-content-type="text"` and `IdType="ImmutableId"`, a fresh
+///   `outlook.timezone="UTC"`, `outlook.body-content-type="text"` and `IdType="ImmutableId"` (followed by
+///   the request's own `Prefer`, such as delta's `odata.maxpagesize`), a fresh
 ///   `client-request-id`, `Accept: application/json` and, with a body, `Content-Type: application/json`
 ///   (the transport adds `User-Agent`);
 /// - holds one ``RequestLimiter`` permit per attempt, never while it waits, so at most four requests are
@@ -194,11 +195,14 @@ public final class GraphClient: Sendable {
     }
 
     /// GETs `first`, then each `@odata.nextLink`, handing every response to `body` before the next
-    /// request. A nextLink to another origin than ``baseURL`` is refused.
-    func pages(from first: URL, operation: String, _ body: (HTTPResponse) throws -> Void) throws {
+    /// request; every request carries `headers`. A nextLink to another origin than ``baseURL`` is refused.
+    func pages(
+        from first: URL, operation: String, headers: [(name: String, value: String)] = [],
+        _ body: (HTTPResponse) throws -> Void
+    ) throws {
         var next: URL? = first
         while let url = next {
-            let response = try perform(HTTPRequest(method: "GET", url: url), operation: operation)
+            let response = try perform(HTTPRequest(method: "GET", url: url, headers: headers), operation: operation)
             guard let links = GraphPage.links(in: response.body) else {
                 throw GraphError.malformed("a page is not a JSON object", operation: operation, response: response)
             }
@@ -260,7 +264,8 @@ public final class GraphClient: Sendable {
     ) throws -> HTTPResponse {
         var request = original
         request.setHeader("Accept", "application/json")
-        request.setHeader("Prefer", Self.preferences)
+        // A caller's own preference (odata.maxpagesize) joins the ones every request carries.
+        request.setHeader("Prefer", original.header("Prefer").map { Self.preferences + ", " + $0 } ?? Self.preferences)
         request.setHeader("client-request-id", UUID().uuidString.lowercased())
         if request.body != nil, request.header("Content-Type") == nil {
             request.setHeader("Content-Type", "application/json")

@@ -150,6 +150,7 @@ extension GraphStandIn {
         guard let event = locked({ $0.events[id] }), event.userID == route.mailboxUserID else {
             return notFound(context)
         }
+        if let stale = staleIfMatch(event, call, context) { return stale }
         let update: EventUpdate
         switch eventUpdate(payload, of: event, context) {
         case .success(let found): update = found
@@ -233,7 +234,10 @@ extension GraphStandIn {
             event.fields["originalEndTimeZone"] = update.end.zone
         }
         event.isAllDay = update.isAllDay
-        if event.type == "occurrence" { event.type = "exception" }
+        if event.type == "occurrence" {
+            event.type = "exception"
+            touchMaster(of: event, in: &state, now: now)
+        }
         if event.type == "singleInstance", let starts = update.recurrenceStarts, !starts.isEmpty {
             event.type = "seriesMaster"
         }
@@ -274,8 +278,7 @@ extension GraphStandIn {
                 event.extendedProperties.append(property)
             }
         }
-        event.fields["lastModifiedDateTime"] = utcStamp(now)
-        event.fields["changeKey"] = randomToken(length: 22)
+        newVersion(of: &event, now: now)
     }
 
     // MARK: Payload parts shared by create and update
@@ -322,7 +325,14 @@ extension GraphStandIn {
 
     // MARK: Delete and cancel
 
-    func deleteEvent(_ route: GraphRoute, id: String, _ context: RequestContext) -> LoopbackHTTPServer.Response {
+    func deleteEvent(_ route: GraphRoute, id: String, _ call: GraphCall, _ context: RequestContext)
+        -> LoopbackHTTPServer.Response
+    {
+        if let event = locked({ $0.events[id] }), event.userID == route.mailboxUserID,
+            let stale = staleIfMatch(event, call, context)
+        {
+            return stale
+        }
         let removed: Bool = locked { state in
             guard let event = state.events[id], event.userID == route.mailboxUserID else { return false }
             Self.remove(event, notify: event.isOrganizer, in: &state)
@@ -358,6 +368,7 @@ extension GraphStandIn {
     static func remove(_ event: StoredEvent, notify: Bool, in state: inout State) {
         if notify { state.sentCancellations += event.attendeeAddresses }
         state.events[event.id] = nil
+        touchMaster(of: event, in: &state, now: Date())
         if event.type == "seriesMaster" {
             for (key, other) in state.events where other.seriesMasterID == event.id { state.events[key] = nil }
         }

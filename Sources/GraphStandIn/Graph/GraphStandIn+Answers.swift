@@ -7,8 +7,13 @@ extension GraphStandIn {
         var response = response
         response.headers.append(("request-id", context.requestID))
         response.headers.append(("client-request-id", context.clientRequestID))
-        if !context.preferencesApplied.isEmpty && (200..<300).contains(response.status) {
-            response.headers.append(("Preference-Applied", context.preferencesApplied.joined(separator: ", ")))
+        // An endpoint that applied a preference of its own (odata.maxpagesize) set the header already.
+        var applied = context.preferencesApplied
+        if let own = response.headers.firstIndex(where: { $0.name == "Preference-Applied" }) {
+            applied.insert(response.headers.remove(at: own).value, at: 0)
+        }
+        if !applied.isEmpty && (200..<300).contains(response.status) {
+            response.headers.append(("Preference-Applied", applied.joined(separator: ", ")))
         }
         response.headers.append(("Date", Self.httpDate(context.date)))
         return response

@@ -8,7 +8,8 @@ extension GraphStandIn {
         switch (route.resource, method) {
         case (.user, "GET"): .readUser
         case (.mailboxSettings, "GET"): .readMailboxSettings
-        case (.calendars, "GET"), (.calendar, "GET"), (.calendarView, "GET"), (.events, "GET"), (.event, "GET"),
+        case (.calendars, "GET"), (.calendar, "GET"), (.calendarView, "GET"), (.calendarViewDelta, "GET"),
+            (.events, "GET"), (.event, "GET"),
             (.instances, "GET"):
             .readCalendars
         case (.events, "POST"), (.event, "PATCH"), (.event, "DELETE"), (.cancel, "POST"):

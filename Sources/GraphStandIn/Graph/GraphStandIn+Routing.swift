@@ -10,6 +10,8 @@ struct GraphRoute {
         case calendars
         case calendar(id: String?)
         case calendarView(calendarID: String?)
+        /// `calendarView/delta` of the primary calendar, the only form v1.0 documents.
+        case calendarViewDelta
         case events(calendarID: String?)
         case event(id: String)
         case instances(eventID: String)
@@ -88,7 +90,9 @@ extension GraphStandIn {
             resource = Self.calendarResource(segments, lower)
         }
         guard let resource else {
-            let bad = segments.first { !Self.knownSegments.contains($0.lowercased()) } ?? segments.last ?? ""
+            let bad =
+                segments.last { Self.deltaSegments.contains($0.lowercased()) }
+                ?? segments.first { !Self.knownSegments.contains($0.lowercased()) } ?? segments.last ?? ""
             return .failure(reject(400, "BadRequest", "Resource not found for the segment '\(bad)'.", context))
         }
         return .success(GraphRoute(mailboxUserID: userID, userKey: userKey, resource: resource))
@@ -98,9 +102,15 @@ extension GraphStandIn {
         "mailboxsettings", "calendars", "calendar", "calendarview", "events", "instances", "cancel",
     ]
 
+    /// `delta` and its fully qualified name (`concepts/delta-query-overview.md`).
+    static let deltaSegments: Set<String> = ["delta", "delta()", "microsoft.graph.delta", "microsoft.graph.delta()"]
+
     /// Routes below `/me` with two or more segments.
     static func calendarResource(_ segments: [String], _ lower: [String]) -> GraphRoute.Resource? {
         if lower.count == 2 && lower[0] == "mailboxsettings" { return .mailboxSettings(field: segments[1]) }
+        if let last = lower.last, deltaSegments.contains(last), lower.dropLast().last == "calendarview" {
+            return lower.count == 2 ? .calendarViewDelta : nil
+        }
         // Strip a calendar prefix: calendar/… or calendars/{id}/…
         var rest = Array(segments)
         var restLower = lower
@@ -145,6 +155,8 @@ extension GraphStandIn {
             return serveCalendar(route, calendarID: id, call, context)
         case .calendarView(let calendarID):
             return serveCalendarView(route, calendarID: calendarID, call, context)
+        case .calendarViewDelta:
+            return serveCalendarViewDelta(route, call, context)
         case .events(let calendarID):
             return call.method == "POST"
                 ? createEvent(route, calendarID: calendarID, call, principal, context)
@@ -152,7 +164,7 @@ extension GraphStandIn {
         case .event(let id):
             switch call.method {
             case "PATCH": return updateEvent(route, id: id, call, context)
-            case "DELETE": return deleteEvent(route, id: id, context)
+            case "DELETE": return deleteEvent(route, id: id, call, context)
             default: return getEvent(route, id: id, call, context)
             }
         case .instances(let id):

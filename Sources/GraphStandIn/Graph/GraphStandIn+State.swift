@@ -40,6 +40,11 @@ extension GraphStandIn {
         var faults: [Fault] = []
         /// Opaque `$skiptoken` → offset into the collection it pages.
         var skipTokens: [String: Int] = [:]
+        /// calendarView/delta: `$skiptoken` → the page it resumes; `$deltatoken` → the state it stands for.
+        var deltaPages: [String: DeltaPage] = [:]
+        var deltaStates: [String: DeltaState] = [:]
+        /// State tokens reset by `resetDeltaSync()` → the view they tracked.
+        var deltaResets: [String: DeltaScope] = [:]
         var throttleCounter = 0
         /// Per mailbox: until when the Retry-After of its last 429 refuses requests.
         var refusedUntil: [String: Date] = [:]
