@@ -33,8 +33,7 @@ let package = Package(
         // The Microsoft Graph stand-in the tests start on loopback (HTTP/1.1 over POSIX sockets).
         .target(
             name: "GraphStandIn",
-            dependencies: [],
-            exclude: ["BEHAVIOURS.md"]
+            dependencies: []
         ),
         // The stand-in as a program of its own, for scripts/bench-graph and for trying graph-ics offline.
         .executableTarget(

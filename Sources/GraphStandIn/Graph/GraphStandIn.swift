@@ -2,7 +2,7 @@
 // identity platform's v2.0 token endpoints, on loopback, so graph-ics's tests can prove its networked
 // behaviour offline. This file holds the type, its lifetime and its lock; Graph/ holds the request pipeline
 // and Graph's URL handling, Events/ the calendar store, OAuth/ the identity platform, HTTP/ the server, and
-// Formats/ how Graph writes values (JSON, date-times, time zones, identifiers). BEHAVIOURS.md says which
+// Formats/ how Graph writes values (JSON, date-times, time zones, identifiers). docs/STAND-IN.md says which
 // Microsoft Graph page each behaviour follows.
 import Foundation
 import Synchronization
