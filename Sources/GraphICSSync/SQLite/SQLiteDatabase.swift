@@ -3,8 +3,8 @@ import Foundation
 
 /// One connection to an SQLite database file (`sqlite3 *`), set up for state that must survive a kill.
 ///
-/// Owns the connection from `sqlite3_open_v2` and closes it with `sqlite3_close_v2` in `deinit` (which
-/// waits for statements still alive: each ``SQLiteStatement`` keeps its database alive anyway). Every
+/// Owns the connection from `sqlite3_open_v2` (through ``SQLiteConnection``, which the statements share)
+/// and closes it with `sqlite3_close_v2` once the database and every statement made from it are gone. Every
 /// connection runs in WAL mode with `synchronous=FULL`, foreign keys enforced, extended result codes and
 /// a busy timeout, so that a second connection (another `graph-ics` process) waits for a writer instead
 /// of failing at once.
@@ -13,9 +13,11 @@ import Foundation
 /// opens its own.
 public final class SQLiteDatabase {
     /// The database file, as given to `init`.
-    public let path: String
-    let handle: OpaquePointer
-    /// Prepared statements by their SQL, reused by ``run(_:_:)`` and ``query(_:_:row:)``.
+    public var path: String { connection.path }
+    let connection: SQLiteConnection
+    private var handle: OpaquePointer { connection.handle }
+    /// Prepared statements by their SQL, reused by ``run(_:_:)`` and ``query(_:_:row:)``. They hold the
+    /// connection, not the database, so the database can go (and take its cache with it).
     private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens (creating if needed) the database at `path` and sets the connection up.
@@ -33,15 +35,9 @@ public final class SQLiteDatabase {
             sqlite3_close_v2(connection)
             throw SQLiteError(code: result, message: message, sql: "open", path: path)
         }
-        self.path = path
-        self.handle = connection
+        self.connection = SQLiteConnection(handle: connection, path: path)
         sqlite3_extended_result_codes(connection, 1)
         try configure(busyTimeout: busyTimeout)
-    }
-
-    deinit {
-        statements.removeAll()
-        sqlite3_close_v2(handle)
     }
 
     /// WAL, `synchronous=FULL`, foreign keys, the busy timeout.
@@ -83,7 +79,7 @@ public final class SQLiteDatabase {
         guard let statement else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "the SQL holds no statement", sql: sql, path: path)
         }
-        return SQLiteStatement(handle: statement, database: self, sql: sql)
+        return SQLiteStatement(handle: statement, connection: connection, sql: sql)
     }
 
     /// Runs one statement with `values` bound to its parameters, to completion.
@@ -168,6 +164,27 @@ public final class SQLiteDatabase {
     }
 
     // MARK: Result codes
+
+    /// See ``SQLiteConnection/check(_:_:)``.
+    func check(_ result: Int32, _ sql: String) throws {
+        try connection.check(result, sql)
+    }
+}
+
+/// The `sqlite3 *` itself, shared by a ``SQLiteDatabase`` and its statements and closed
+/// (`sqlite3_close_v2`) when the last of them is gone.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+
+    init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
 
     /// Turns a result code into a ``SQLiteError`` naming `sql`; `SQLITE_OK`, `SQLITE_ROW` and
     /// `SQLITE_DONE` pass. The one place graph-ics reads SQLite's result codes.

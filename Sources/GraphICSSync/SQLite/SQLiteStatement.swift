@@ -18,18 +18,18 @@ public enum SQLiteValue: Equatable, Sendable {
 
 /// One prepared statement (`sqlite3_stmt *`): bind, step, read the current row's columns.
 ///
-/// Owns the statement from `sqlite3_prepare_v3` and finalises it in `deinit`; keeps its
-/// ``SQLiteDatabase`` alive. Column reads are valid after ``step()`` returned true, until the next step
+/// Owns the statement from `sqlite3_prepare_v3` and finalises it in `deinit`; keeps its database's
+/// connection open while it lives. Column reads are valid after ``step()`` returned true, until the next step
 /// or reset. Not thread-safe, like its database.
 public final class SQLiteStatement {
     private let handle: OpaquePointer
-    private let database: SQLiteDatabase
+    private let connection: SQLiteConnection
     /// The statement's SQL, named in every error.
     public let sql: String
 
-    init(handle: OpaquePointer, database: SQLiteDatabase, sql: String) {
+    init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
-        self.database = database
+        self.connection = connection
         self.sql = sql
     }
 
@@ -45,7 +45,7 @@ public final class SQLiteStatement {
         guard values.count == expected else {
             throw SQLiteError(
                 code: SQLITE_RANGE, message: "\(values.count) values for \(expected) parameters", sql: sql,
-                path: database.path)
+                path: connection.path)
         }
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
@@ -68,7 +68,7 @@ public final class SQLiteStatement {
         case .null:
             result = sqlite3_bind_null(handle, index)
         }
-        try database.check(result, sql)
+        try connection.check(result, sql)
     }
 
     // MARK: Stepping
@@ -76,7 +76,7 @@ public final class SQLiteStatement {
     /// `sqlite3_step`: true when a row is ready to read, false when the statement is done.
     public func step() throws -> Bool {
         let result = sqlite3_step(handle)
-        try database.check(result, sql)
+        try connection.check(result, sql)
         return result == SQLITE_ROW
     }
 

@@ -15,12 +15,13 @@ public final class SyncLock {
     public let path: String
     private var descriptor: Int32
 
-    /// Takes the lock for `folder` (a real path) in the state directory `directory`, waiting up to
-    /// `timeout` for a holder to finish.
+    /// Takes the lock for `folder` (a real path) in the state directory `directory` (created 0700 when
+    /// missing), waiting up to `timeout` for a holder to finish.
     ///
     /// - Throws: ``SyncStoreError`` with ``SyncStoreError/Code/locked`` naming the holder's process id when
     ///   the wait ends first.
     public convenience init(directory: String, folder: String, timeout: Duration = .seconds(5)) throws {
+        try SyncStateDirectory.prepare(directory)
         try self.init(path: Self.path(directory: directory, folder: folder), folder: folder, timeout: timeout)
     }
 

@@ -14,6 +14,11 @@ public struct SyncPairingKey: Hashable, Sendable {
         self.calendarID = calendarID
         self.folder = folder
     }
+
+    /// The key for `folder` (its real path).
+    public init(account: String, calendarID: String, folder: VdirFolder) {
+        self.init(account: account, calendarID: calendarID, folder: folder.path)
+    }
 }
 
 /// A pairing as the state knows it: its key and the row id its items hang off.

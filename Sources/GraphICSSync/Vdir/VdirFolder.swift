@@ -41,7 +41,7 @@ public enum VdirMetadata: String, CaseIterable, Sendable {
 /// writes and deletes only those it is asked to, and leaves every other file (VTODO items under other
 /// names, `.vcf`, notes) alone. Writes are atomic and durable: a temporary file `.graph-ics-….tmp` in the
 /// same folder (hidden and with the `.tmp` extension the format reserves, so no reader takes it for an
-/// item), fsync, rename over the item, fsync of the folder. A reader sees the old file or the new one,
+/// item) with the replaced file's permissions, fsync, rename over the item, fsync of the folder. A reader sees the old file or the new one,
 /// never a part; a write that fails leaves the old file and removes its temporary.
 ///
 /// A value type holding the folder's real path; safe to use from several threads (each call opens what
@@ -201,6 +201,7 @@ public struct VdirFolder: Sendable {
         let status: stat
         do {
             defer { close(descriptor) }
+            try keepMode(of: name, on: descriptor)
             try fill(descriptor)
             status = try finishTemporary(descriptor, for: name)
         }
@@ -212,7 +213,7 @@ public struct VdirFolder: Sendable {
         return VdirEntry(name: name, status)
     }
 
-    /// A new temporary file in the folder (mode 0666 less the umask, like any file a program creates).
+    /// A new temporary file in the folder (mode 0666 less the umask, like any new file a program creates).
     private func createTemporary() throws -> (Int32, String) {
         for _ in 0..<16 {
             let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
@@ -225,6 +226,17 @@ public struct VdirFolder: Sendable {
             }
         }
         throw SyncStoreError(.io, "graph-ics cannot find a free temporary name in the folder", path: path)
+    }
+
+    /// Gives the temporary the permissions of the file it replaces (a calendar the user made private stays
+    /// private); a new file keeps the umask's.
+    private func keepMode(of name: String, on descriptor: Int32) throws {
+        var existing = stat()
+        guard lstat(filePath(name), &existing) == 0, existing.st_mode & S_IFMT == S_IFREG else { return }
+        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
+            throw SyncStoreError.posix(
+                .io, "graph-ics cannot set the permissions of", path: filePath(name), errno: errno)
+        }
     }
 
     /// fsync and fstat of a filled temporary.

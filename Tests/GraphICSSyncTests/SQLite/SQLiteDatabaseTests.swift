@@ -152,3 +152,24 @@ import Testing
         #expect(error.sql == "open")
     }
 }
+
+@Suite struct SQLiteConnectionLifetimeTests {
+    @Test("the connection closes when the database and its statements are gone (SQLite removes the WAL)")
+    func closesWhenReleased() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("closing.sqlite3")
+        var statement: SQLiteStatement?
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try database.execute("CREATE TABLE t (i INTEGER)")
+            try database.run("INSERT INTO t VALUES (?)", [.integer(1)])
+            statement = try database.prepare("SELECT i FROM t")
+        }
+        // A statement that outlives its database keeps the connection open and working.
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(try statement?.step() == true)
+        #expect(statement?.int64(0) == 1)
+        statement = nil
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+}

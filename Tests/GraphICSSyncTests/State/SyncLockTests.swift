@@ -48,6 +48,14 @@ import Testing
         withExtendedLifetime((other, third)) {}
     }
 
+    @Test("the state directory is created for the lock when it is missing")
+    func createsDirectory() throws {
+        let missing = directory.file("new/state")
+        let lock = try SyncLock(directory: missing, folder: folder, timeout: .zero)
+        #expect(lock.path.hasPrefix(missing + "/sync-"))
+        #expect(FileManager.default.fileExists(atPath: lock.path))
+    }
+
     @Test("a waiting sync gets the lock when the holder finishes within the wait")
     func waiterGetsLockWhenReleased() throws {
         // Handed to one other thread, which alone uses it from then on.

@@ -76,6 +76,19 @@ import Testing
         #expect(try state.items(of: pairing) == [pushed])
     }
 
+    @Test("a folder reached through a symbolic link is the same pairing")
+    func pairingByRealPath() throws {
+        let state = try SyncState(path: databasePath)
+        try FileManager.default.createDirectory(atPath: directory.file("cal"), withIntermediateDirectories: false)
+        #expect(symlink(directory.file("cal"), directory.file("link")) == 0)
+        let direct = try state.pairing(
+            SyncPairingKey(account: "a", calendarID: "c", folder: try VdirFolder(path: directory.file("cal"))))
+        let throughLink = try state.pairing(
+            SyncPairingKey(account: "a", calendarID: "c", folder: try VdirFolder(path: directory.file("link"))))
+        #expect(direct == throughLink)
+        #expect(direct.key.folder == directory.file("cal"))
+    }
+
     @Test("pairings are kept apart by account, calendar and folder")
     func pairingsAreSeparate() throws {
         let state = try SyncState(path: databasePath)

@@ -53,6 +53,16 @@ import Testing
         #expect(second.modificationNanoseconds > 978_307_200 * 1_000_000_000)
     }
 
+    @Test("a rewrite keeps the permissions of the file it replaces")
+    func rewriteKeepsMode() throws {
+        try folder.write(Data("old".utf8), to: "private.ics")
+        #expect(chmod(directory.file("private.ics"), 0o600) == 0)
+        try folder.write(Data("new".utf8), to: "private.ics")
+        var status = stat()
+        #expect(stat(directory.file("private.ics"), &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+    }
+
     @Test("a write that fails midway leaves the old file whole and no temporary")
     func failedWriteKeepsOldFile() throws {
         struct DiskFull: Error {}
