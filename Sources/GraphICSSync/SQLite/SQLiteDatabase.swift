@@ -51,7 +51,7 @@ public final class SQLiteDatabase {
     /// action makes and to a page of pulled events.
     private func configure(busyTimeout: Duration) throws {
         let (seconds, attoseconds) = busyTimeout.components
-        let milliseconds = max(0, min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        let milliseconds = max(0, min(2_000_000, seconds) * 1000 + attoseconds / 1_000_000_000_000_000)
         try check(sqlite3_busy_timeout(handle, Int32(milliseconds)), "busy_timeout")
         let mode = try query("PRAGMA journal_mode=WAL") { $0.string(0) }.first ?? nil
         guard mode?.lowercased() == "wal" else {
@@ -75,11 +75,22 @@ public final class SQLiteDatabase {
     /// A new prepared statement for one SQL statement (`sqlite3_prepare_v3`).
     public func prepare(_ sql: String) throws -> SQLiteStatement {
         var statement: OpaquePointer?
-        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), sql)
+        let rest = try sql.withCString { text -> String in
+            var tail: UnsafePointer<CChar>?
+            try check(sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail), sql)
+            return tail.map { String(cString: $0) } ?? ""
+        }
         guard let statement else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "the SQL holds no statement", sql: sql, path: path)
         }
-        return SQLiteStatement(handle: statement, connection: connection, sql: sql)
+        let prepared = SQLiteStatement(handle: statement, connection: connection, sql: sql)
+        // A second statement would be ignored without a word: refuse it (`execute` runs several).
+        guard rest.allSatisfy({ $0.isWhitespace || $0 == ";" }) else {
+            throw SQLiteError(
+                code: SQLITE_MISUSE, message: "more than one statement; prepare them one at a time", sql: sql,
+                path: path)
+        }
+        return prepared
     }
 
     /// Runs one statement with `values` bound to its parameters, to completion.

@@ -8,6 +8,15 @@ public enum SQLiteValue: Equatable, Sendable {
     case blob(Data)
     case null
 
+    /// The bytes of text or a blob (0 for numbers and NULL).
+    var byteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .blob(let bytes): bytes.count
+        case .integer, .null: 0
+        }
+    }
+
     /// `.text`, or `.null` for nil.
     public static func nullable(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
     /// `.integer`, or `.null` for nil.
@@ -54,6 +63,11 @@ public final class SQLiteStatement {
 
     /// Binds one value to parameter `index` (1-based). Text and blobs are copied by SQLite.
     public func bind(_ value: SQLiteValue, at index: Int32) throws {
+        if value.byteCount > Int(Int32.max) {
+            throw SQLiteError(
+                code: SQLITE_TOOBIG, message: "a value of \(value.byteCount) bytes is too large for SQLite", sql: sql,
+                path: connection.path)
+        }
         let result: Int32
         switch value {
         case .integer(let number):

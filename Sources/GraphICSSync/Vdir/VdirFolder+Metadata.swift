@@ -15,11 +15,15 @@ extension VdirFolder {
         return text
     }
 
-    /// Writes `value` (no line break added) into a metadata file, atomically, unless the file already says
-    /// it (trailing line breaks aside): an unchanged name or colour never touches the file. Returns whether
-    /// the file was written.
+    /// Writes `value` (trailing line breaks left out, none added) into a metadata file, atomically, unless
+    /// the file already says it (trailing line breaks aside): an unchanged name or colour never touches the
+    /// file. Returns whether the file was written.
     @discardableResult
-    public func setMetadata(_ key: VdirMetadata, to value: String) throws -> Bool {
+    public func setMetadata(_ key: VdirMetadata, to newValue: String) throws -> Bool {
+        var value = newValue
+        while let last = value.last, last.isNewline {
+            value.removeLast()
+        }
         if key == .color, Self.vdirColor(value) == nil {
             throw SyncStoreError(.invalidValue, "\"\(value)\" is not a colour of the form #RRGGBB", path: path)
         }

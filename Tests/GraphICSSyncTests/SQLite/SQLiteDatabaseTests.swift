@@ -96,6 +96,12 @@ import Testing
 
         let arity = try #require(throws: SQLiteError.self) { try database.run(insert, []) }
         #expect(arity.message.contains("0 values for 1 parameters"))
+
+        let two = "INSERT INTO u VALUES ('b'); DELETE FROM u"
+        let twoError = try #require(throws: SQLiteError.self) { try database.run(two) }
+        #expect(twoError.message.contains("more than one statement"))
+        #expect(try database.query("SELECT k FROM u ORDER BY k") { $0.string(0) } == ["a"])
+        try database.run("SELECT 1;  ")
     }
 
     @Test("a second connection sees committed rows, and not a transaction still open")

@@ -71,7 +71,8 @@ import Testing
         #expect(throws: DiskFull.self) {
             _ = try folder.writeAtomically("a.ics") { descriptor in
                 _ = "the new ver".withCString { write(descriptor, $0, 11) }
-                // Halfway: readers see the old file and no other item.
+                // Halfway: the temporary is there, readers see the old file and no other item.
+                #expect(try directory.names().contains { VdirFolder.isTemporaryName($0) && $0.hasPrefix(".") })
                 seenDuringWrite = try folder.scan().map(\.name)
                 #expect(contents("a.ics") == "the old version")
                 throw DiskFull()
@@ -154,6 +155,8 @@ import Testing
         try age("color")
         #expect(try folder.metadata(.color) == "#FFB900")
         #expect(try folder.setMetadata(.color, to: "#FFB900") == false)
+        #expect(modificationSeconds("color") == 978_307_200)
+        #expect(try folder.setMetadata(.color, to: "#FFB900\n") == false)
         #expect(modificationSeconds("color") == 978_307_200)
         #expect(try directory.names() == ["color", "displayname"])
     }
