@@ -155,11 +155,14 @@ public struct VdirFolder: Sendable {
 
     /// Any file of the folder (an item or a metadata file) replaced by `contents`, atomically.
     func replace(_ name: String, with contents: Data) throws -> VdirEntry {
-        try writeAtomically(name) { descriptor in
-            let failure = contents.withUnsafeBytes { POSIXFile.writeAll(descriptor, $0) }
-            if let failure {
-                throw SyncStoreError.posix(.io, "graph-ics cannot write", path: filePath(name), errno: failure)
-            }
+        try writeAtomically(name) { try fill($0, with: contents, for: name) }
+    }
+
+    /// Writes all of `contents` to a temporary of the item `name`.
+    func fill(_ descriptor: Int32, with contents: Data, for name: String) throws {
+        let failure = contents.withUnsafeBytes { POSIXFile.writeAll(descriptor, $0) }
+        if let failure {
+            throw SyncStoreError.posix(.io, "graph-ics cannot write", path: filePath(name), errno: failure)
         }
     }
 
@@ -195,22 +198,43 @@ public struct VdirFolder: Sendable {
     /// Writes a temporary through `fill`, then fsync, rename over `name`, fsync of the folder. When `fill`
     /// or any step throws, the temporary is removed and `name` is untouched.
     func writeAtomically(_ name: String, fill: (Int32) throws -> Void) throws -> VdirEntry {
+        let prepared = try prepareTemporary(for: name, fill: fill)
+        try moveIntoPlace(prepared)
+        try syncFolder()
+        return prepared.entry
+    }
+
+    /// A filled, fsynced temporary waiting to be renamed over its item.
+    struct PreparedFile: Sendable {
+        var temporary: String
+        /// The item's entry as it will be once renamed (the temporary's inode, size and time).
+        var entry: VdirEntry
+    }
+
+    /// Creates a temporary for `name`, fills it through `fill` and fsyncs it; removes it when anything
+    /// fails.
+    func prepareTemporary(for name: String, fill: (Int32) throws -> Void) throws -> PreparedFile {
         let (descriptor, temporary) = try createTemporary()
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        let status: stat
         do {
             defer { close(descriptor) }
             try keepMode(of: name, on: descriptor)
             try fill(descriptor)
-            status = try finishTemporary(descriptor, for: name)
+            return PreparedFile(
+                temporary: temporary, entry: VdirEntry(name: name, try finishTemporary(descriptor, for: name)))
+        } catch {
+            unlink(temporary)
+            throw error
         }
-        guard rename(temporary, filePath(name)) == 0 else {
-            throw SyncStoreError.posix(.io, "graph-ics cannot replace", path: filePath(name), errno: errno)
+    }
+
+    /// Renames a prepared temporary over its item; removes the temporary when that fails.
+    func moveIntoPlace(_ prepared: PreparedFile) throws {
+        guard rename(prepared.temporary, filePath(prepared.entry.name)) == 0 else {
+            let number = errno
+            unlink(prepared.temporary)
+            throw SyncStoreError.posix(
+                .io, "graph-ics cannot replace", path: filePath(prepared.entry.name), errno: number)
         }
-        renamed = true
-        try syncFolder()
-        return VdirEntry(name: name, status)
     }
 
     /// A new temporary file in the folder (mode 0666 less the umask, like any new file a program creates).
@@ -263,7 +287,7 @@ public struct VdirFolder: Sendable {
         }
     }
 
-    private func checkItemName(_ name: String) throws {
+    func checkItemName(_ name: String) throws {
         guard VdirFileName.isItemName(name), !name.contains("/"), name.utf8.count <= 255 else {
             throw SyncStoreError(.invalidValue, "\"\(name)\" is not the name of an item file", path: path)
         }
