@@ -41,8 +41,9 @@ public enum VdirMetadata: String, CaseIterable, Sendable {
 /// writes and deletes only those it is asked to, and leaves every other file (VTODO items under other
 /// names, `.vcf`, notes) alone. Writes are atomic and durable: a temporary file `.graph-ics-….tmp` in the
 /// same folder (hidden and with the `.tmp` extension the format reserves, so no reader takes it for an
-/// item) with the replaced file's permissions, fsync, rename over the item, fsync of the folder. A reader sees the old file or the new one,
-/// never a part; a write that fails leaves the old file and removes its temporary.
+/// item) with the replaced file's permissions, fsync, rename over the item, fsync of the folder. A reader
+/// sees the old file or the new one, never a part; a write that fails leaves the old file and removes its
+/// temporary.
 ///
 /// A value type holding the folder's real path; safe to use from several threads (each call opens what
 /// it needs), though two writers of one item must be kept apart by the caller (the pairing's lock).
@@ -182,7 +183,10 @@ public struct VdirFolder: Sendable {
     /// running write's temporary would go too).
     @discardableResult
     public func removeLeftoverTemporaries() throws -> Int {
-        let names = try FileManager.default.contentsOfDirectory(atPath: path).filter(Self.isTemporaryName)
+        guard let listing = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            throw SyncStoreError(.io, "graph-ics cannot list the folder", path: path)
+        }
+        let names = listing.filter(Self.isTemporaryName)
         for name in names {
             guard unlink(filePath(name)) == 0 || errno == ENOENT else {
                 throw SyncStoreError.posix(.io, "graph-ics cannot remove", path: filePath(name), errno: errno)
