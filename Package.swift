@@ -22,6 +22,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "ICalBridge",
             dependencies: ["CLibical"]
@@ -39,6 +44,12 @@ let package = Package(
         .executableTarget(
             name: "GraphStandInServer",
             dependencies: ["GraphStandIn"]
+        ),
+        // What `graph-ics sync` keeps on disk: SQLite (the state of each pairing, its lock) and the vdir
+        // folder of `.ics` files.
+        .target(
+            name: "GraphICSSync",
+            dependencies: ["CSQLite", "ICalBridge"]
         ),
         // The commands of graph-ics: option declarations, parsing, help, completions, the manual page.
         .target(
@@ -69,6 +80,10 @@ let package = Package(
         .testTarget(
             name: "GraphICSCLITests",
             dependencies: ["GraphICSMain", "GraphICS", "GraphStandIn", "TestSupport"]
+        ),
+        .testTarget(
+            name: "GraphICSSyncTests",
+            dependencies: ["GraphICSSync", "TestSupport"]
         ),
         // Parsing, help, completions and the manual page, in-process.
         .testTarget(
