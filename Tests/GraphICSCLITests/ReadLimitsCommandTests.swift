@@ -1,6 +1,7 @@
 import Foundation
 import GraphICS
 import GraphStandIn
+import TestSupport
 import Testing
 
 /// What export, agenda and whoami do at the edges of what Graph allows: an app registration with only
@@ -150,25 +151,7 @@ import Testing
 
     @Test func aSeriesExportOverSevenYearsLooksItsOccurrencesUpInWindowsGraphAccepts() throws {
         let account = try Self.account()
-        func when(_ utc: String) -> [String: Any] { ["dateTime": utc, "timeZone": "UTC"] }
-        try account.standIn.addEvent([
-            "id": "anniversary", "type": "seriesMaster", "subject": "Anniversary",
-            "start": when("2020-01-10T08:00:00"), "end": when("2020-01-10T09:00:00"),
-            "originalStartTimeZone": "UTC", "originalEndTimeZone": "UTC",
-            "recurrence": [
-                "pattern": ["type": "absoluteYearly", "interval": 1, "month": 1, "dayOfMonth": 10],
-                "range": [
-                    "type": "endDate", "startDate": "2020-01-10", "endDate": "2026-12-31", "recurrenceTimeZone": "UTC",
-                ],
-            ] as [String: Any],
-        ])
-        for year in 2022...2024 {
-            try account.standIn.addEvent([
-                "type": "occurrence", "seriesMasterId": "anniversary", "subject": "Anniversary",
-                "originalStart": "\(year)-01-10T08:00:00Z", "start": when("\(year)-01-10T08:00:00"),
-                "end": when("\(year)-01-10T09:00:00"),
-            ])
-        }
+        for event in StandInSeeds.sevenYearSeriesWithThreeOccurrences() { try account.standIn.addEvent(event) }
         let result = try account.run(
             [
                 "export", "--recurrence", "series", "--tz", "UTC", "--from", "2020-01-01", "--to", "2027-01-01", "-o",

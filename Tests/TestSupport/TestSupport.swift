@@ -93,3 +93,32 @@ public func runProgram(_ executable: String, _ arguments: [String], input: Strin
         status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
         err: String(decoding: errData.value, as: UTF8.self))
 }
+
+/// Events to seed into a Graph stand-in, as its `addEvent` takes them (Graph's JSON as dictionaries).
+public enum StandInSeeds {
+    /// A yearly series on 10 January from 2020 to 2026, 08:00–09:00 UTC, of which only the occurrences of
+    /// 2022–2024 are left (the others deleted): looking up its occurrences spans seven years, more than
+    /// one read Graph accepts. The master's id is `anniversary`.
+    public static func sevenYearSeriesWithThreeOccurrences() -> [[String: Any]] {
+        func when(_ utc: String) -> [String: Any] { ["dateTime": utc, "timeZone": "UTC"] }
+        let master: [String: Any] = [
+            "id": "anniversary", "type": "seriesMaster", "subject": "Anniversary",
+            "start": when("2020-01-10T08:00:00"), "end": when("2020-01-10T09:00:00"),
+            "originalStartTimeZone": "UTC", "originalEndTimeZone": "UTC",
+            "recurrence": [
+                "pattern": ["type": "absoluteYearly", "interval": 1, "month": 1, "dayOfMonth": 10],
+                "range": [
+                    "type": "endDate", "startDate": "2020-01-10", "endDate": "2026-12-31", "recurrenceTimeZone": "UTC",
+                ],
+            ] as [String: Any],
+        ]
+        let occurrences: [[String: Any]] = (2022...2024).map { year in
+            [
+                "type": "occurrence", "seriesMasterId": "anniversary", "subject": "Anniversary",
+                "originalStart": "\(year)-01-10T08:00:00Z", "start": when("\(year)-01-10T08:00:00"),
+                "end": when("\(year)-01-10T09:00:00"),
+            ]
+        }
+        return [master] + occurrences
+    }
+}

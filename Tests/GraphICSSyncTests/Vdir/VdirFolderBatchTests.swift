@@ -2,19 +2,8 @@ import Foundation
 import GraphICSSync
 import Testing
 
-@Suite struct VdirFolderBatchTests {
-    let directory: TemporaryDirectory
-    let folder: VdirFolder
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        folder = try VdirFolder(path: directory.path)
-    }
-
-    private func contents(_ name: String) -> String? {
-        FileManager.default.contents(atPath: directory.file(name)).map { String(decoding: $0, as: UTF8.self) }
-    }
-
+// The batch writes of VdirFolder, in the suite's own folder and helpers (VdirFolderTests.swift).
+extension VdirFolderTests {
     @Test("a batch writes every item, returns their entries in order and leaves no temporary")
     func writesAll() throws {
         try folder.write(Data("old".utf8), to: "item-7.ics")

@@ -12,7 +12,7 @@ import Testing
         folder = try VdirFolder(path: directory.path)
     }
 
-    private func contents(_ name: String) -> String? {
+    func contents(_ name: String) -> String? {
         FileManager.default.contents(atPath: directory.file(name)).map { String(decoding: $0, as: UTF8.self) }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GraphICS
 import GraphStandIn
 import ICalBridge
+import TestSupport
 import Testing
 
 /// The stand-in with one Berlin mailbox and an exporter reading it over libcurl.
@@ -231,26 +232,7 @@ private func wallClock(_ text: [Character], fields: [(Int, Int)], in zone: TimeZ
 
     @Test func seriesModeOverSevenYearsAsksForInstancesInWindowsGraphAccepts() throws {
         let setup = try ExportSetup()
-        func when(_ utc: String) -> [String: Any] { ["dateTime": utc, "timeZone": "UTC"] }
-        try setup.standIn.addEvent([
-            "id": "anniversary", "type": "seriesMaster", "subject": "Anniversary",
-            "start": when("2020-01-10T08:00:00"), "end": when("2020-01-10T09:00:00"),
-            "originalStartTimeZone": "UTC", "originalEndTimeZone": "UTC",
-            "recurrence": [
-                "pattern": ["type": "absoluteYearly", "interval": 1, "month": 1, "dayOfMonth": 10],
-                "range": [
-                    "type": "endDate", "startDate": "2020-01-10", "endDate": "2026-12-31", "recurrenceTimeZone": "UTC",
-                ],
-            ] as [String: Any],
-        ])
-        // 2020, 2021, 2025 and 2026 were deleted: the look-up for them spans seven years.
-        for year in 2022...2024 {
-            try setup.standIn.addEvent([
-                "type": "occurrence", "seriesMasterId": "anniversary", "subject": "Anniversary",
-                "originalStart": "\(year)-01-10T08:00:00Z", "start": when("\(year)-01-10T08:00:00"),
-                "end": when("\(year)-01-10T09:00:00"),
-            ])
-        }
+        for event in StandInSeeds.sevenYearSeriesWithThreeOccurrences() { try setup.standIn.addEvent(event) }
         let request = CalendarExporter.Request(
             start: Date(timeIntervalSince1970: 1_577_836_800), end: Date(timeIntervalSince1970: 1_798_761_600),
             recurrence: .series, options: ExportOptions(fallbackZone: .utc, file: "calendarView"))
