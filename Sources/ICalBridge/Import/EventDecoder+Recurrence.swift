@@ -3,30 +3,34 @@ internal import CLibical
 /// The hand-off of a VEVENT's recurrence: EXDATEs and overrides as follow-ups of a series Graph holds, or the
 /// occurrences of a recurrence Graph cannot hold as single events.
 extension EventDecoder {
-    /// EXDATEs → cancel follow-ups; overrides → patch follow-ups.
+    /// EXDATEs → cancel follow-ups; overrides → patch follow-ups, or events of their own for an override of
+    /// no occurrence of the series (`rrule` from `start`).
     mutating func followUps(
         _ component: OpaquePointer,
         start: TimeValue,
+        rrule: String,
         overrides: [ICSDocument.Event],
         context: inout Context
-    ) -> [FollowUp] {
+    ) -> (steps: [FollowUp], separate: [PlannedEvent]) {
         var steps: [FollowUp] = []
+        var separate: [PlannedEvent] = []
         for exdate in Self.properties(ICAL_EXDATE_PROPERTY, in: component) {
-            guard let value = timeValue(exdate, defaultTZID: start.tzid) else { continue }
+            guard let value = seriesValue(exdate, start: start) else { continue }
             if let text = originalStart(value, context: &context) {
                 steps.append(.cancelOccurrence(originalStart: text))
             }
         }
         for override in overrides {
-            var overrideContext = Context(event: override, file: options.file)
-            guard let recurrenceID = time(ICAL_RECURRENCEID_PROPERTY, in: override.pointer),
-                let text = originalStart(recurrenceID, context: &overrideContext),
-                let changes = payload(&overrideContext)
-            else {
-                diagnostics += overrideContext.diagnostics
+            guard let recurrenceID = recurrenceID(of: override, start: start, context: &context) else { continue }
+            guard heldSeriesOccurs(at: recurrenceID.key, start: start, rrule: rrule, context: &context) else {
+                separate += separateEvent(override, recurrenceID: recurrenceID.value)
                 continue
             }
-            diagnostics += overrideContext.diagnostics
+            var overrideContext = Context(event: override, file: options.file)
+            defer { diagnostics += overrideContext.diagnostics }
+            guard let text = originalStart(recurrenceID.value, context: &overrideContext),
+                let changes = payload(&overrideContext)
+            else { continue }
             if ICalComponent.value(of: "STATUS", in: override.pointer).map({
                 ICalText.equalsIgnoringASCIICase($0, "CANCELLED")
             }) == true {
@@ -35,10 +39,11 @@ extension EventDecoder {
                 steps.append(.patchOccurrence(originalStart: text, changes: changes))
             }
         }
-        return steps
+        return (steps, separate)
     }
 
-    /// A recurrence Graph cannot hold, as single events (bounded), each with its own identity.
+    /// A recurrence Graph cannot hold, as single events (bounded), each with its own identity; an override of
+    /// no occurrence as an event of its own.
     mutating func expand(
         _ base: GraphEvent,
         start: TimeValue,
@@ -46,78 +51,80 @@ extension EventDecoder {
         overrides: [ICSDocument.Event],
         context: inout Context
     ) -> [PlannedEvent] {
-        let component = context.event.pointer
-        let limit = options.expansionLimit
-        let starts = occurrenceStarts(start: start, rrules: rrules, context: &context)
-        var overrideByStart: [CivilDateTime: ICSDocument.Event] = [:]
+        let set = recurrenceSet(start: start, rrules: rrules, context: &context)
+        let sorted = set.sorted
+        let imported = sorted.prefix(options.expansionLimit)
+        // Past the last occurrence of a cut expansion, an override may name an occurrence not expanded.
+        let known = set.isCut || sorted.count > imported.count ? imported.last?.key : nil
+        var overrideByKey: [Int64: ICSDocument.Event] = [:]
+        var separate: [PlannedEvent] = []
         for override in overrides {
-            if let id = time(ICAL_RECURRENCEID_PROPERTY, in: override.pointer) { overrideByStart[id.civil] = override }
+            guard let recurrenceID = recurrenceID(of: override, start: start, context: &context) else { continue }
+            if set.occurrences[recurrenceID.key] != nil {
+                overrideByKey[recurrenceID.key] = override
+            } else if known.map({ recurrenceID.key <= $0 }) ?? true {
+                separate += separateEvent(override, recurrenceID: recurrenceID.value)
+            }
         }
-        let duration = context.durationSeconds
-        let dayCount = context.allDayLength
         var result: [PlannedEvent] = []
-        for occurrence in starts.sorted().prefix(limit) {
-            let recurrenceID = Self.identityText(
-                TimeValue(civil: occurrence, isDate: start.isDate, isUTC: start.isUTC, tzid: start.tzid))
+        for occurrence in imported {
             var payload = base
-            if let override = overrideByStart[occurrence] {
+            if let override = overrideByKey[occurrence.key] {
                 var overrideContext = Context(event: override, file: options.file)
                 if let changed = self.payload(&overrideContext) { payload = changed }
                 diagnostics += overrideContext.diagnostics
-            } else if start.isDate {
-                payload.start = GraphDateTimeTimeZone(
-                    dateTime: occurrence.date.description, timeZone: base.start?.timeZone)
-                payload.end = GraphDateTimeTimeZone(
-                    dateTime: occurrence.date.adding(days: dayCount).description, timeZone: base.end?.timeZone)
-            } else {
-                let value = TimeValue(civil: occurrence, isDate: false, isUTC: start.isUTC, tzid: start.tzid)
-                guard let placed = place(value, context: &context) else { continue }
-                payload.start = placed.graph
-                payload.end = GraphDateTimeTimeZone(instant: placed.instant + duration, graphZone: placed.graphZone)
+            } else if !place(occurrence, start: start, in: &payload, context: &context) {
+                continue
             }
-            result.append(
-                PlannedEvent(
-                    payload: payload,
-                    sourceUID: context.uid,
-                    recurrenceID: recurrenceID,
-                    sequence: ICalComponent.value(of: "SEQUENCE", in: component).flatMap { Int($0) },
-                    timestamp: ICalComponent.value(of: "DTSTAMP", in: component),
-                    method: context.event.method,
-                    isCancelled: false,
-                    followUps: [],
-                    settings: settings
-                ))
+            let recurrenceID = Self.identityText(
+                TimeValue(civil: occurrence.civil, isDate: start.isDate, isUTC: start.isUTC, tzid: start.tzid))
+            result.append(plannedOccurrence(payload, recurrenceID: recurrenceID, context: context))
         }
-        return result
+        return result + separate
     }
 
-    /// The starts of a recurrence Graph cannot hold: DTSTART, the occurrences of each RRULE, the RDATEs, less the
-    /// EXDATEs (an all-day EXDATE removes its whole day).
-    func occurrenceStarts(start: TimeValue, rrules: [String], context: inout Context) -> Set<CivilDateTime> {
+    /// Sets the start and end of `payload` to those of `occurrence` (of the series starting at `start`);
+    /// false when it cannot be placed.
+    private mutating func place(
+        _ occurrence: Occurrence, start: TimeValue, in payload: inout GraphEvent, context: inout Context
+    ) -> Bool {
+        if start.isDate {
+            let date = occurrence.civil.date
+            payload.start = GraphDateTimeTimeZone(dateTime: date.description, timeZone: payload.start?.timeZone)
+            payload.end = GraphDateTimeTimeZone(
+                dateTime: date.adding(days: context.allDayLength).description, timeZone: payload.end?.timeZone)
+            return true
+        }
+        guard let placed = place(occurrence.value, context: &context) else { return false }
+        payload.start = placed.graph
+        payload.end = GraphDateTimeTimeZone(
+            instant: placed.instant + (occurrence.duration ?? context.durationSeconds), graphZone: placed.graphZone)
+        return true
+    }
+
+    /// One occurrence of the series `context` decodes, as a single event.
+    private func plannedOccurrence(_ payload: GraphEvent, recurrenceID: String, context: Context) -> PlannedEvent {
         let component = context.event.pointer
-        var starts = Set<CivilDateTime>()
-        starts.insert(start.civil)
-        for recurrenceRule in rrules.map(RecurrenceRule.init) {
-            addOccurrences(of: recurrenceRule, start: start, to: &starts, context: &context)
-        }
-        for property in Self.properties(ICAL_RDATE_PROPERTY, in: component) {
-            if let value = timeValue(property, defaultTZID: start.tzid) { starts.insert(value.civil) }
-        }
-        for property in Self.properties(ICAL_EXDATE_PROPERTY, in: component) {
-            if let value = timeValue(property, defaultTZID: start.tzid) {
-                starts.remove(value.civil)
-                if !value.isDate { continue }
-                starts = starts.filter { $0.date != value.civil.date }
-            }
-        }
-        return starts
+        return PlannedEvent(
+            payload: payload,
+            sourceUID: context.uid,
+            recurrenceID: recurrenceID,
+            sequence: ICalComponent.value(of: "SEQUENCE", in: component).flatMap { Int($0) },
+            timestamp: ICalComponent.value(of: "DTSTAMP", in: component),
+            method: context.event.method,
+            isCancelled: false,
+            followUps: [],
+            settings: settings
+        )
     }
 
     /// Adds the occurrences of `recurrenceRule` to `starts`: at most the expansion limit, within the RRULE's share of the
     /// file's stepping budget, each cut warned about; none, with a warning, for an RRULE graph-ics does not expand or that adds nothing.
+    /// Returns whether the occurrences were cut (by the limit or the budget).
+    @discardableResult
     func addOccurrences(
         of recurrenceRule: RecurrenceRule, start: TimeValue, to starts: inout Set<CivilDateTime>, context: inout Context
-    ) {
+    ) -> Bool {
         let limit = options.expansionLimit
         if let scale = recurrenceRule.nonGregorianScale {
             // libical steps through such RRULEs with ICU's calendars, seconds per rule; Graph cannot hold
@@ -125,22 +132,25 @@ extension EventDecoder {
             context.warning(
                 "RRULE:\(recurrenceRule.text) repeats in the \(scale) calendar, which graph-ics does not expand; only"
                     + " the first occurrence is imported")
-            return
+            return false
         }
         if start.isDate, recurrenceRule.isFinerThanDaily {
             // Every occurrence would be the event's own day again (and libical would step through
             // every second or minute of the days it compares).
             context.warning(
                 "RRULE:\(recurrenceRule.text) repeats within a day, but the event is all-day; it adds no days")
-            return
+            return false
         }
         if let reason = recurrenceRule.neverOccurs(from: start.civil) {
             context.warning("RRULE:\(recurrenceRule.text) never occurs (\(reason)); it adds no occurrences")
-            return
+            return false
         }
         let horizon = recurrenceRule.expansionHorizon(start: start.civil, budget: options.expansionBudget)
+        let zone: any ZoneOffsets = context.startSource ?? ResolvedZone.utc
         let (occurrences, cut) = recurrenceRule.expansion(
-            start: start.civil, isAllDay: start.isDate, count: limit + 1, horizon: horizon)
+            start: start.civil, isAllDay: start.isDate, count: limit + 1, horizon: horizon,
+            untilToLocal: { zone.localTime(at: $0) })
+        let isCut = occurrences.count > limit || cut
         if occurrences.count > limit {
             context.warning(
                 "RRULE:\(recurrenceRule.text) has more than \(limit) occurrences; only the first \(limit) are imported")
@@ -152,6 +162,7 @@ extension EventDecoder {
                     + " later occurrences are not imported")
         }
         starts.formUnion(occurrences.prefix(limit))
+        return isCut
     }
 
     /// The original start of an occurrence as `import` needs it: UTC instant, or a date for all-day events.

@@ -49,15 +49,7 @@ extension EventDecoder {
             endInstant = placedEnd.instant
         } else if let durationProperty = icalcomponent_get_first_property(component, ICAL_DURATION_PROPERTY) {
             let duration = icalproperty_get_duration(durationProperty)
-            let sign = duration.is_neg != 0 ? -1 : 1
-            // Days and weeks are nominal (same wall-clock time), hours and less exact (RFC 5545 §3.3.6).
-            let days = (Int(duration.weeks) * 7 + Int(duration.days)) * sign
-            let exact = Int64((Int(duration.hours) * 3600 + Int(duration.minutes) * 60 + Int(duration.seconds)) * sign)
-            var endLocal = start
-            endLocal.civil = start.civil.adding(days: days)
-            let dayShifted =
-                days == 0 ? placedStart.instant : (place(endLocal, context: &context)?.instant ?? placedStart.instant)
-            endInstant = dayShifted + exact
+            endInstant = instant(duration, after: start, at: placedStart.instant, context: &context)
         }
         if endInstant < placedStart.instant {
             context.error("ends before it starts")
@@ -71,6 +63,20 @@ extension EventDecoder {
         context.startSource = placedStart.source
         context.startGraphZone = placedStart.graphZone
         return true
+    }
+
+    /// The instant `duration` after `start` (which is at `instant`): days and weeks are nominal (the same
+    /// wall-clock time), hours and less exact (RFC 5545 §3.3.6).
+    mutating func instant(
+        _ duration: icaldurationtype, after start: TimeValue, at instant: Int64, context: inout Context
+    ) -> Int64 {
+        let sign = duration.is_neg != 0 ? -1 : 1
+        let days = (Int(duration.weeks) * 7 + Int(duration.days)) * sign
+        let exact = Int64((Int(duration.hours) * 3600 + Int(duration.minutes) * 60 + Int(duration.seconds)) * sign)
+        var endLocal = start
+        endLocal.civil = start.civil.adding(days: days)
+        let dayShifted = days == 0 ? instant : (place(endLocal, context: &context)?.instant ?? instant)
+        return dayShifted + exact
     }
 
     /// A placed time: its instant, the zone Graph gets (nil for UTC), the Graph value, and the zone the value
@@ -127,25 +133,49 @@ extension EventDecoder {
         return timeValue(property, defaultTZID: nil)
     }
 
-    /// A DATE or DATE-TIME property's value with its TZID.
+    /// A DATE or DATE-TIME property's value with its TZID; for a PERIOD (an RDATE), its start.
     func timeValue(_ property: OpaquePointer, defaultTZID: String?) -> TimeValue? {
         guard let value = icalproperty_get_value(property) else { return nil }
         let kind = icalvalue_isa(value)
-        guard kind == ICAL_DATETIME_VALUE || kind == ICAL_DATE_VALUE || kind == ICAL_DATETIMEPERIOD_VALUE else {
+        let time: icaltimetype
+        if let period = Self.period(property) {
+            time = period.start
+        } else if kind == ICAL_DATETIMEPERIOD_VALUE {
+            time = icalvalue_get_datetimeperiod(value).time
+        } else if kind == ICAL_DATETIME_VALUE || kind == ICAL_DATE_VALUE {
+            time = icalvalue_get_datetime(value)
+        } else {
             return nil
         }
-        let time =
-            kind == ICAL_DATETIMEPERIOD_VALUE ? icalvalue_get_datetimeperiod(value).time : icalvalue_get_datetime(value)
-        guard icaltime_is_null_time(time) == 0, icaltime_is_valid_time(time) != 0 else { return nil }
         let tzid = icalproperty_get_first_parameter(property, ICAL_TZID_PARAMETER)
             .flatMap { icalparameter_get_tzid($0) }.map { String(cString: $0) }
+        return Self.timeValue(time, tzid: tzid ?? defaultTZID)
+    }
+
+    /// One of libical's times as a time value read in `tzid` (unless it is in UTC); nil for a null or invalid time.
+    static func timeValue(_ time: icaltimetype, tzid: String?) -> TimeValue? {
+        guard icaltime_is_null_time(time) == 0, icaltime_is_valid_time(time) != 0 else { return nil }
         let civil = CivilDateTime(
             year: Int(time.year), month: Int(time.month), day: Int(time.day),
             hour: time.is_date != 0 ? 0 : Int(time.hour), minute: time.is_date != 0 ? 0 : Int(time.minute),
             second: time.is_date != 0 ? 0 : Int(time.second))
         guard civil.isValid else { return nil }
-        return TimeValue(
-            civil: civil, isDate: time.is_date != 0, isUTC: icaltime_is_utc(time) != 0, tzid: tzid ?? defaultTZID)
+        return TimeValue(civil: civil, isDate: time.is_date != 0, isUTC: icaltime_is_utc(time) != 0, tzid: tzid)
+    }
+
+    /// The value of a property given as a PERIOD (`start/end` or `start/duration`); nil for any other value.
+    static func period(_ property: OpaquePointer) -> icalperiodtype? {
+        guard let value = icalproperty_get_value(property) else { return nil }
+        switch icalvalue_isa(value) {
+        case ICAL_PERIOD_VALUE:
+            return icalvalue_get_period(value)
+        case ICAL_DATETIMEPERIOD_VALUE:
+            let both = icalvalue_get_datetimeperiod(value)
+            return icaltime_is_null_time(both.time) != 0 && icaltime_is_null_time(both.period.start) == 0
+                ? both.period : nil
+        default:
+            return nil
+        }
     }
 
     /// RECURRENCE-ID text for the identity key: `20261201T090000Z`, local `20261201T090000`, or a date.

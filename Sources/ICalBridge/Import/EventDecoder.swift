@@ -37,7 +37,8 @@ struct EventDecoder {
         return planned
     }
 
-    private mutating func plan(_ context: inout Context, overrides: [ICSDocument.Event]) -> [PlannedEvent] {
+    /// The planned events for the VEVENT `context` decodes, before their identity is written.
+    mutating func plan(_ context: inout Context, overrides: [ICSDocument.Event]) -> [PlannedEvent] {
         let component = context.event.pointer
         for problem in ICSDocument.errors(in: component) {
             context.warning("libical: \(problem)")
@@ -78,8 +79,10 @@ struct EventDecoder {
                     if options.strict { return [] }
                     break
                 }
-                planned.followUps = followUps(component, start: start, overrides: overrides, context: &context)
-                return [planned]
+                let (steps, separate) = followUps(
+                    component, start: start, rrule: rrules[0], overrides: overrides, context: &context)
+                planned.followUps = steps
+                return [planned] + separate
             case .failure(let unsupported):
                 if options.strict {
                     context.error(

@@ -27,13 +27,15 @@ extension RecurrenceRule {
     /// The first `count` occurrences libical generates from a floating DTSTART `start` (a DATE when
     /// `isAllDay`), none after `horizon`; and whether the horizon ended them: the rule would have gone on
     /// (no UNTIL or a later one, COUNT not reached) but `horizon` stopped it. Empty when libical cannot read
-    /// the rule or refuses to iterate it.
-    func expansion(start: CivilDateTime, isAllDay: Bool = false, count: Int, horizon: CivilDateTime?)
-        -> (occurrences: [CivilDateTime], cutAtHorizon: Bool)
-    {
+    /// the rule or refuses to iterate it. A timed rule's UTC UNTIL is read in `start`'s wall clock through
+    /// `untilToLocal` when given (see ``libicalOccurrences(start:isAllDay:count:notAfter:untilToLocal:)``).
+    func expansion(
+        start: CivilDateTime, isAllDay: Bool = false, count: Int, horizon: CivilDateTime?,
+        untilToLocal: ((Int64) -> CivilDateTime)? = nil
+    ) -> (occurrences: [CivilDateTime], cutAtHorizon: Bool) {
         guard isReadable, count > 0 else { return ([], false) }
         let (occurrences, horizonIsUntil) = libicalOccurrences(
-            start: start, isAllDay: isAllDay, count: count, notAfter: horizon)
+            start: start, isAllDay: isAllDay, count: count, notAfter: horizon, untilToLocal: untilToLocal)
         let countReached = self.count > 0 && occurrences.count >= self.count
         return (occurrences, horizonIsUntil && occurrences.count < count && !countReached)
     }

@@ -156,15 +156,23 @@ final class RecurrenceRule {
 
     /// libical's occurrences of the rule from a floating `start` (a DATE when `isAllDay`), at most `count`
     /// (`icalrecur_iterator_new`, then `icalrecur_iterator_next` until it returns a null time). A UTC
-    /// UNTIL is compared with the floating times as if they were UTC, as libical does.
+    /// UNTIL is compared with the floating times as if they were UTC, as libical does, unless
+    /// `untilToLocal` is given.
     ///
-    /// - Parameter end: when given, no occurrence after it; it becomes the rule's UNTIL when the rule has
-    ///   none or a later one, and `endIsUntil` says so.
-    func libicalOccurrences(start: CivilDateTime, isAllDay: Bool, count: Int, notAfter end: CivilDateTime?)
-        -> (occurrences: [CivilDateTime], endIsUntil: Bool)
-    {
+    /// - Parameters:
+    ///   - end: when given, no occurrence after it; it becomes the rule's UNTIL when the rule has none or a
+    ///     later one, and `endIsUntil` says so.
+    ///   - untilToLocal: a UTC instant → the wall-clock time of `start`'s zone; a timed rule's UTC UNTIL is
+    ///     compared in that wall clock (RFC 5545: UNTIL is an instant).
+    func libicalOccurrences(
+        start: CivilDateTime, isAllDay: Bool, count: Int, notAfter end: CivilDateTime?,
+        untilToLocal: ((Int64) -> CivilDateTime)? = nil
+    ) -> (occurrences: [CivilDateTime], endIsUntil: Bool) {
         var recurrence = recurrence
         var endIsUntil = false
+        if !isAllDay, let untilToLocal, let until, until.isUTC, !until.isDate {
+            recurrence.until = Self.icalTime(untilToLocal(until.time.secondsSinceEpoch), isDate: false)
+        }
         if let end {
             let last = Self.icalTime(end, isDate: false)
             if icaltime_is_null_time(recurrence.until) != 0 || icaltime_compare(recurrence.until, last) > 0 {
