@@ -20,9 +20,12 @@ extension EventDecoder {
                 steps.append(.cancelOccurrence(originalStart: text))
             }
         }
-        for override in overrides {
-            guard let recurrenceID = recurrenceID(of: override, start: start, context: &context) else { continue }
-            guard heldSeriesOccurs(at: recurrenceID.key, start: start, rrule: rrule, context: &context) else {
+        let recurrenceIDs = overrides.map { recurrenceID(of: $0, start: start, context: &context) }
+        let strays = noOccurrences(
+            among: recurrenceIDs.compactMap { $0?.key }, start: start, rrule: rrule, context: &context)
+        for (override, recurrenceID) in zip(overrides, recurrenceIDs) {
+            guard let recurrenceID else { continue }
+            guard !strays.contains(recurrenceID.key) else {
                 separate += separateEvent(override, recurrenceID: recurrenceID.value)
                 continue
             }

@@ -111,21 +111,26 @@ extension EventDecoder {
         return (key, value)
     }
 
-    /// Whether the series Graph holds (DTSTART and `rrule`, no RDATE) has an occurrence at `key`; true when
-    /// graph-ics cannot tell within the file's expansion budget.
-    mutating func heldSeriesOccurs(at key: Int64, start: TimeValue, rrule: String, context: inout Context) -> Bool {
+    /// Those of `keys` that are no occurrence of the series Graph holds (DTSTART and `rrule`, no RDATE): before
+    /// DTSTART, or not among the rule's occurrences. A key past what the file's expansion budget lets libical
+    /// reach counts as an occurrence (graph-ics cannot tell). The rule is expanded once, up to the latest key.
+    mutating func noOccurrences(
+        among keys: [Int64], start: TimeValue, rrule: String, context: inout Context
+    ) -> Set<Int64> {
         let zone: any ZoneOffsets = context.startSource ?? ResolvedZone.utc
-        let local = start.isDate ? CivilDateTime(secondsSinceEpoch: key * 86_400) : zone.localTime(at: key)
-        if local == start.civil { return true }
-        guard local > start.civil else { return false }
-        let recurrenceRule = RecurrenceRule(rrule)
-        guard let horizon = recurrenceRule.expansionHorizon(start: start.civil, budget: options.expansionBudget),
-            local <= horizon
-        else { return true }
-        let (occurrences, _) = recurrenceRule.expansion(
-            start: start.civil, isAllDay: start.isDate, count: .max, horizon: local,
-            untilToLocal: { zone.localTime(at: $0) })
-        return occurrences.last == local
+        let locals = keys.map { start.isDate ? CivilDateTime(secondsSinceEpoch: $0 * 86_400) : zone.localTime(at: $0) }
+        var occurrences: Set = [start.civil]
+        var through = start.civil
+        if let last = locals.max(), last > start.civil {
+            let recurrenceRule = RecurrenceRule(rrule)
+            let horizon = recurrenceRule.expansionHorizon(start: start.civil, budget: options.expansionBudget)
+            through = min(last, horizon ?? start.civil)
+            let (expanded, _) = recurrenceRule.expansion(
+                start: start.civil, isAllDay: start.isDate, count: .max, horizon: through,
+                untilToLocal: { zone.localTime(at: $0) })
+            occurrences.formUnion(expanded)
+        }
+        return Set(zip(keys, locals).filter { $0.1 <= through && !occurrences.contains($0.1) }.map(\.0))
     }
 
     /// An override whose RECURRENCE-ID (`recurrenceID`) is no occurrence of its series, as an event of its own
