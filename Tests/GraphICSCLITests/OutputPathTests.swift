@@ -271,8 +271,8 @@ import Testing
                 command.joined(separator: " ") + " >(wc -c > " + SpawnedGraphICS.quoted(count.path) + "); wait"
             let shell = try ShellRun("\(bash) -c " + SpawnedGraphICS.quoted(script))
             #expect(shell.status == 0, "stderr: \(shell.err)")
-            #expect(waitUntil { (try? String(contentsOf: count, encoding: .utf8))?.hasSuffix("\n") == true })
-            let bytes = try String(contentsOf: count, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(waitUntil { fileText(count.path)?.hasSuffix("\n") == true })
+            let bytes = try #require(fileText(count.path)).trimmingCharacters(in: .whitespacesAndNewlines)
             // DTSTAMP differs from run to run, but not in length.
             #expect(Int(bytes) == (try graphICS(["convert", Self.input])).stdout.count)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["count"])
@@ -350,9 +350,9 @@ import Testing
                 + quoted(errors.path) + " | head -c 100 > /dev/null; echo ${PIPESTATUS[0]} > " + quoted(status.path)
             let shell = try ShellRun("/bin/bash -c " + quoted(script))
             #expect(shell.status == 0, "stderr: \(shell.err)")
-            let code = try String(contentsOf: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let code = try #require(fileText(status.path)).trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(code == "141")
-            let errorText = try String(contentsOf: errors, encoding: .utf8)
+            let errorText = try #require(fileText(errors.path))
             #expect(errorText.isEmpty, "stderr: \(errorText)")
         }
     }
@@ -394,7 +394,7 @@ struct ShellRun {
         let shell = try SpawnedShell(
             "(\(script)) > \(SpawnedGraphICS.quoted(out.path)) 2> \(SpawnedGraphICS.quoted(err.path))", in: folder)
         status = shell.waitForExit()
-        self.out = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-        self.err = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+        self.out = fileText(out.path) ?? ""
+        self.err = fileText(err.path) ?? ""
     }
 }
