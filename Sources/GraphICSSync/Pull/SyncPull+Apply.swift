@@ -16,7 +16,7 @@ enum LocalFile {
 
 extension SyncPull {
     /// Writes `updates` and deletes the files of `deletions`, batch by batch (files first, then one
-    /// transaction recording them), then saves `checkpoint`.
+    /// transaction recording them), then saves `checkpoint` unless a local change was kept back.
     func apply(
         _ updates: [PullUpdate], deleting deletions: [SyncItemRecord], checkpoint: DeltaCheckpoint,
         _ report: inout PullReport
@@ -31,7 +31,11 @@ extension SyncPull {
         for record in deletions {
             try delete(record, &report)
         }
-        try state.saveDeltaCheckpoint(checkpoint, for: pairing)
+        // A change kept back for a local edit must come again until the push layer settles it: the delta
+        // link is advanced only when nothing was kept back.
+        if report.keptLocalChanges.isEmpty {
+            try state.saveDeltaCheckpoint(checkpoint, for: pairing)
+        }
     }
 
     private func applyBatch(_ batch: [PullUpdate], records: [String: SyncItemRecord], _ report: inout PullReport)

@@ -14,7 +14,8 @@ import ICalBridge
 ///
 /// Files are written only when their bytes change. A file whose size, time or hash differs from its
 /// record (edited in khal, say) is never overwritten or deleted: the item is reported in
-/// ``PullReport/keptLocalChanges`` for the push and conflict layer. Files go to disk (atomically) before
+/// ``PullReport/keptLocalChanges`` for the push and conflict layer, and the delta link is not advanced, so
+/// that Graph's version comes again at the next pull until that layer settles the item. Files go to disk (atomically) before
 /// the state records them, in batches of ``batchSize`` per transaction, and the delta link is saved last:
 /// a pull killed at any instant is repeated by the next run, which records a file already holding Graph's
 /// version instead of writing it again.
