@@ -22,6 +22,7 @@ extension SyncPull {
         _ report: inout PullReport
     ) throws {
         let records = Dictionary(try state.items(of: pairing).map { ($0.fileName, $0) }) { first, _ in first }
+        let updates = distinctFiles(updates, &report)
         var start = 0
         while start < updates.count {
             let batch = updates[start..<min(start + batchSize, updates.count)]
@@ -35,6 +36,23 @@ extension SyncPull {
         // link is advanced only when nothing was kept back.
         if report.keptLocalChanges.isEmpty {
             try state.saveDeltaCheckpoint(checkpoint, for: pairing)
+        }
+    }
+
+    /// The updates with one per file: two Graph events with one UID would share a file (and a UID khal
+    /// and vdirsyncer see twice), so only the first is pulled and the others are named in a warning.
+    private func distinctFiles(_ updates: [PullUpdate], _ report: inout PullReport) -> [PullUpdate] {
+        var seen: [String: String] = [:]
+        return updates.filter { update in
+            guard let first = seen[update.fileName] else {
+                seen[update.fileName] = update.graphID
+                return true
+            }
+            report.diagnostics.append(
+                Diagnostic(
+                    .warning, "Graph has another event (\(first)) with UID \(update.uid); only that one is pulled",
+                    file: folder.filePath(update.fileName), eventID: update.graphID))
+            return false
         }
     }
 

@@ -26,8 +26,11 @@ enum PreparedItem {
 extension SyncPull {
     /// Encodes `source` as its file: a single event from its delta entry; a series from its master and its
     /// occurrences (those of the round, or with `fetchOccurrences` all of the window's, read again).
+    ///
+    /// A series' master comes from `masters` (read ahead, nil when Graph no longer has it), else is read now.
     func prepare(
-        _ source: PullItemSource, window: SyncWindow, fetchOccurrences: Bool, diagnostics: inout [Diagnostic]
+        _ source: PullItemSource, window: SyncWindow, fetchOccurrences: Bool, masters: [String: Data?] = [:],
+        diagnostics: inout [Diagnostic]
     ) throws -> PreparedItem {
         let encoder = PullItemEncoder(client: client, options: options, window: window)
         guard source.isSeries else {
@@ -36,12 +39,9 @@ extension SyncPull {
             }
             return .update(update(encoded, graphID: source.graphID, changeKey: source.changeKey, occurrences: []))
         }
-        let master: Data
-        do {
-            master = try client.event(id: source.graphID)
-        } catch let error as GraphError where error.kind == .notFound {
-            return .gone
-        }
+        let read =
+            try masters[source.graphID] ?? CalendarExporter(client: client).fetchMasters([source.graphID]).first?.value
+        guard let master = read ?? nil else { return .gone }
         let events = fetchOccurrences ? try occurrences(of: source.graphID, in: window) : source.events
         let encoded = try encoder.encode(events, master: (source.graphID, master), diagnostics: &diagnostics)
         guard let encoded else { return .skipped }

@@ -73,10 +73,13 @@ public struct SyncPull {
         }
         var report = PullReport(round: round, window: window)
         let sources = DeltaEntryShape.group(events)
+        let masters = try CalendarExporter(client: client).fetchMasters(sources.filter(\.isSeries).map(\.graphID))
         var updates: [PullUpdate] = []
         var gone: [String] = []
         for source in sources {
-            switch try prepare(source, window: window, fetchOccurrences: false, diagnostics: &report.diagnostics) {
+            let prepared = try prepare(
+                source, window: window, fetchOccurrences: false, masters: masters, diagnostics: &report.diagnostics)
+            switch prepared {
             case .update(let update): updates.append(update)
             case .gone: gone.append(source.graphID)
             case .skipped: break

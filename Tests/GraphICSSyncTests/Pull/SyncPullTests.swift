@@ -142,4 +142,20 @@ import Testing
         #expect(try fixture.state.deltaCheckpoint(of: fixture.pairing)?.window.covers(later) == true)
         #expect(try fixture.modificationTimes() == times)
     }
+
+    @Test func twoEventsWithOneUIDGiveOneFileAndAWarning() throws {
+        let fixture = try PullFixture()
+        try fixture.addSingle("Lunch", day: 3, id: "lunch")
+        try fixture.standIn.addEvent([
+            "id": "copy", "subject": "Copied lunch", "iCalUId": "uid-lunch",
+            "start": ["dateTime": "2026-12-04T10:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-04T11:00:00", "timeZone": "UTC"],
+        ])
+        let report = try fixture.run()
+        #expect(report.pulled.map(\.fileName) == ["uid-lunch.ics"])
+        #expect(try fixture.text("uid-lunch.ics").contains("SUMMARY:Lunch"))
+        let warning = try #require(report.diagnostics.first { $0.eventID == "copy" })
+        #expect(warning.message.contains("another event (lunch) with UID uid-lunch"))
+        #expect(try fixture.state.items(of: fixture.pairing).map(\.graphID) == ["lunch"])
+    }
 }
