@@ -17,7 +17,7 @@ struct PullUpdate {
 /// What preparing one item found.
 enum PreparedItem {
     case update(PullUpdate)
-    /// The series' master is gone from Graph (404).
+    /// The series' master is gone from Graph (404), or none of its occurrences is in the window any more.
     case gone
     /// It could not be converted (the diagnostics say why); its file is left as it is.
     case skipped
@@ -43,6 +43,9 @@ extension SyncPull {
             try masters[source.graphID] ?? CalendarExporter(client: client).fetchMasters([source.graphID]).first?.value
         guard let master = read ?? nil else { return .gone }
         let events = fetchOccurrences ? try occurrences(of: source.graphID, in: window) : source.events
+        // Every occurrence moved out of the window (or the pattern shortened before it): the series is gone
+        // from the window as a single event moved out of it is.
+        guard !events.isEmpty else { return .gone }
         let encoded = try encoder.encode(events, master: (source.graphID, master), diagnostics: &diagnostics)
         guard let encoded else { return .skipped }
         let changeKey = Self.fields(master)["changeKey"] as? String

@@ -106,19 +106,10 @@ public struct SyncPull {
         let records = try state.items(of: pairing)
         let byGraphID = Dictionary(records.compactMap { r in r.graphID.map { ($0, r) } }) { first, _ in first }
         var sources = DeltaEntryShape.group(changes.events)
-        var deletions: [SyncItemRecord] = []
-        for id in changes.removedIDs {
-            if let record = byGraphID[id] {
-                deletions.append(record)
-            } else if let name = try state.fileName(ofOccurrence: id, in: pairing),
-                let master = records.first(where: { $0.fileName == name })?.graphID,
-                !sources.contains(where: { $0.graphID == master })
-            {
-                sources.append(PullItemSource(graphID: master, isSeries: true, events: [], changeKey: nil))
-            }
-        }
+        var deletions = try removals(changes.removedIDs, records: records, sources: &sources)
+        let deleted = Set(deletions.compactMap(\.graphID))
         var updates: [PullUpdate] = []
-        for source in sources where !deletions.contains(where: { $0.graphID == source.graphID }) {
+        for source in sources where !deleted.contains(source.graphID) {
             let prepared = try prepare(
                 source, window: checkpoint.window, fetchOccurrences: true, diagnostics: &report.diagnostics)
             switch prepared {
@@ -129,6 +120,27 @@ public struct SyncPull {
         }
         try apply(updates, deleting: deletions, checkpoint: next, &report)
         return report
+    }
+
+    /// The items Graph's `@removed` ids delete (a single event's id); an id of a series' occurrence adds
+    /// that series to `sources` instead, to be read again (its file goes only when its master is gone).
+    private func removals(_ ids: [String], records: [SyncItemRecord], sources: inout [PullItemSource]) throws
+        -> [SyncItemRecord]
+    {
+        let byGraphID = Dictionary(records.compactMap { r in r.graphID.map { ($0, r) } }) { first, _ in first }
+        let byFileName = Dictionary(records.map { ($0.fileName, $0) }) { first, _ in first }
+        var refreshed = Set(sources.map(\.graphID))
+        var deletions: [SyncItemRecord] = []
+        for id in ids {
+            if let record = byGraphID[id] {
+                deletions.append(record)
+            } else if let name = try state.fileName(ofOccurrence: id, in: pairing),
+                let master = byFileName[name]?.graphID, refreshed.insert(master).inserted
+            {
+                sources.append(PullItemSource(graphID: master, isSeries: true, events: [], changeKey: nil))
+            }
+        }
+        return deletions
     }
 }
 

@@ -158,4 +158,17 @@ import Testing
         #expect(warning.message.contains("another event (lunch) with UID uid-lunch"))
         #expect(try fixture.state.items(of: fixture.pairing).map(\.graphID) == ["lunch"])
     }
+
+    @Test func aSeriesWithNoOccurrenceLeftInTheWindowRemovesItsFile() throws {
+        let fixture = try PullFixture()
+        try fixture.addSeries()
+        try fixture.run()
+        for day in [7, 14, 21, 28] {
+            try fixture.standIn.removeEvent(id: "standup-\(day)")
+        }
+        #expect(fixture.standIn.event(id: "standup") != nil, "the master is still there")
+        let report = try fixture.run()
+        #expect(report.pulled == [.init(fileName: "uid-standup.ics", uid: "uid-standup", action: .deleted)])
+        #expect(try fixture.folder.scan().isEmpty)
+    }
 }
