@@ -1,9 +1,9 @@
 import Foundation
 import GraphICS
 import GraphStandIn
-import ICalBridge
 
 @testable import GraphICSSync
+@testable import ICalBridge
 
 /// The stand-in with one user (mailbox in UTC), a client for it, a fresh folder and state, and December
 /// 2026 as the window a pull is asked for.
@@ -87,6 +87,14 @@ final class PullFixture {
     /// The text of the item file `name`.
     func text(_ name: String) throws -> String {
         String(decoding: try folder.read(name).contents, as: UTF8.self)
+    }
+
+    /// The VEVENTs of the item file `name` as the import's iCalendar reader (libical) sees them: UID and
+    /// whether each is a RECURRENCE-ID override. Throws when the file is not one readable VCALENDAR.
+    func parsedEvents(_ name: String) throws -> [(uid: String, isOverride: Bool)] {
+        let document = try ICSDocument(try folder.read(name).contents, file: name)
+        guard document.diagnostics.isEmpty else { throw ICalBridgeError(.badInput, "\(document.diagnostics)") }
+        return document.withEvents { $0.map { ($0.uid, $0.isOverride) } }
     }
 
     /// Every item file's modification time, by name.

@@ -23,6 +23,10 @@ import Testing
         #expect(series.contains("RRULE:FREQ=WEEKLY") && series.contains("SUMMARY:Standup"))
         #expect(series.components(separatedBy: "BEGIN:VEVENT").count == 2, "the master alone: no exception yet")
         #expect(try fixture.text("uid-lunch.ics").contains("SUMMARY:Lunch"))
+        #expect(try fixture.parsedEvents("uid-lunch.ics").map(\.uid) == ["uid-lunch"])
+        let requests = fixture.standIn.operations.map(\.path)
+        #expect(requests.count == 2, "one delta page and the series' master: \(requests)")
+        #expect(requests.last?.hasSuffix("/events/standup") == true)
 
         let records = try fixture.state.items(of: fixture.pairing)
         #expect(records.map(\.graphID) == ["lunch", "review", "standup"])
@@ -90,6 +94,8 @@ import Testing
         #expect(series.contains("RRULE:FREQ=WEEKLY") && series.contains("SUMMARY:Standup with demo"))
         #expect(series.contains("RECURRENCE-ID:20261214T090000Z"))
         #expect(series.components(separatedBy: "UID:uid-standup").count == 3, "master and override share the UID")
+        let parsed = try fixture.parsedEvents("uid-standup.ics")
+        #expect(parsed.map(\.uid) == ["uid-standup", "uid-standup"] && parsed.map(\.isOverride) == [false, true])
 
         try fixture.standIn.removeEvent(id: "standup-21")
         let removed = try fixture.run()
