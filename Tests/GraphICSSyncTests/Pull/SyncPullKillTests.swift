@@ -33,7 +33,7 @@ import Testing
                 kill(getpid(), SIGKILL)
             }.start()
             let client = GraphClient(
-                baseURL: URL(string: base)!, transport: CurlTransport(defaultTimeout: .seconds(20)),
+                baseURL: try #require(URL(string: base)), transport: CurlTransport(defaultTimeout: .seconds(20)),
                 tokens: StaticTokenSource(token: token))
             let state = try SyncState(path: statePath)
             let vdir = try VdirFolder(path: folder)
