@@ -49,7 +49,7 @@ let package = Package(
         // folder of `.ics` files.
         .target(
             name: "GraphICSSync",
-            dependencies: ["CSQLite", "ICalBridge"]
+            dependencies: ["CSQLite", "ICalBridge", "GraphICS"]
         ),
         // The commands of graph-ics: option declarations, parsing, help, completions, the manual page.
         .target(
@@ -83,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GraphICSSyncTests",
-            dependencies: ["GraphICSSync", "TestSupport"]
+            dependencies: ["GraphICSSync", "GraphICS", "GraphStandIn", "TestSupport"]
         ),
         // Parsing, help, completions and the manual page, in-process.
         .testTarget(

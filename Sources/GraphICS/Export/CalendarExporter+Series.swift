@@ -35,8 +35,9 @@ extension CalendarExporter {
 
     /// `GET events/{id}` for each id, up to ``masterReaders`` at once. A master Graph no longer has (404)
     /// is nil: its series is then exported as single occurrences. Any other failure is thrown (the first
-    /// one, after the reads under way have finished).
-    func fetchMasters(_ ids: [String]) throws -> [String: Data?] {
+    /// one, after the reads under way have finished). `sync`'s pull reads the masters of the series it
+    /// writes through this too.
+    public func fetchMasters(_ ids: [String]) throws -> [String: Data?] {
         let client = client
         let found = try Parallel.blockingMap(count: ids.count, workers: Self.masterReaders) { index -> Data? in
             do {

@@ -11,7 +11,7 @@ import Foundation
 /// call commits by itself. Not thread-safe, like its ``SQLiteDatabase``.
 public final class SyncState {
     /// The schema this graph-ics writes.
-    public static let schemaVersion: Int64 = 1
+    public static let schemaVersion: Int64 = 2
     /// The database's file name inside the state directory.
     public static let fileName = "state.sqlite3"
 
@@ -63,7 +63,18 @@ public final class SyncState {
             UNIQUE (pairing, uid),
             UNIQUE (pairing, graph_id)
         ) WITHOUT ROWID;
+        """,
+        // Version 2: the Graph ids of a series item's occurrences and exceptions, so that a delta round's
+        // `@removed` occurrence finds the series file it belongs to.
         """
+        CREATE TABLE occurrence (
+            pairing INTEGER NOT NULL REFERENCES pairing (id) ON DELETE CASCADE,
+            graph_id TEXT NOT NULL,
+            file_name TEXT NOT NULL,
+            PRIMARY KEY (pairing, graph_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX occurrence_file ON occurrence (pairing, file_name);
+        """,
     ]
 
     private func migrate() throws {

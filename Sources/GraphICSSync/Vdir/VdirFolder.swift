@@ -113,6 +113,17 @@ public struct VdirFolder: Sendable {
         }
     }
 
+    /// The entry of the item `name` from `stat` alone; nil when there is no such regular file.
+    public func entry(_ name: String) throws -> VdirEntry? {
+        try checkItemName(name)
+        var status = stat()
+        guard stat(filePath(name), &status) == 0 else {
+            if errno == ENOENT { return nil }
+            throw SyncStoreError.posix(.io, "graph-ics cannot stat", path: filePath(name), errno: errno)
+        }
+        return status.st_mode & S_IFMT == S_IFREG ? VdirEntry(name: name, status) : nil
+    }
+
     /// Reads the item `name` whole and hashes it. The `stat` is taken before reading, so an edit made while
     /// reading shows as a newer modification time at the next scan, never as a recorded one.
     public func read(_ name: String) throws -> VdirItem {

@@ -29,7 +29,7 @@ extension EventDecoder {
                 (resolved, reading) = Self.reading(
                     embedded, year: year,
                     because: "the file's VTIMEZONE, whose offsets in \(year)–\(year + 1) are not those of the IANA zone"
-                        + " \(zone.name)")
+                        + " \(zone.name == tzid ? tzid : "\(tzid) (\(zone.name))")")
             } else {
                 resolved = .known(zone)
                 reading = how

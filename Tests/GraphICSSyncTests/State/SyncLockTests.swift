@@ -12,8 +12,7 @@ import Testing
     }
 
     private func lockFileText() -> String? {
-        FileManager.default.contents(atPath: SyncLock.path(directory: directory.path, folder: folder))
-            .map { String(decoding: $0, as: UTF8.self) }
+        fileText(SyncLock.path(directory: directory.path, folder: folder))
     }
 
     @Test("a second lock of one folder waits, then fails naming the holder's process id")

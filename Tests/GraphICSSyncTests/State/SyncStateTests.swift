@@ -27,7 +27,7 @@ import Testing
             let tables = try state.database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
                 $0.string(0)
             }
-            #expect(tables == ["item", "pairing"])
+            #expect(tables == ["item", "occurrence", "pairing"])
             try state.upsert(record("a.ics", graphID: "g1"), in: try state.pairing(key))
         }
         let reopened = try SyncState(path: databasePath)

@@ -112,6 +112,14 @@ import Testing
         try #require(FileTimeZone(vtimezone: text.replacing("\n", with: "\r\n"), throughYear: 2040))
     }
 
+    /// The Windows zone a series in `tzid` must be sent in: `matched` (the one with the same clocks) while
+    /// tzdata keeps `tzid` a zone of its own with no Windows name, as Debian's current release does for
+    /// `CET`; the Windows name of the zone it links to in releases where it is a link (tzdata 2024b
+    /// made `CET` a link to `Europe/Brussels`, so it has a Windows name of its own there).
+    static func windowsZone(for tzid: String, withoutOwnName matched: String) -> String {
+        ResolvedZone.iana(tzid)?.windowsName ?? matched
+    }
+
     @Test(
         "a series in an IANA zone with no Windows name goes in the Windows zone with the same clocks",
         arguments: [
@@ -132,7 +140,7 @@ import Testing
         let series = try #require(plan.events.count == 1 ? plan.events.first : nil)
         let timeZone = try #require(series.payload.start?.timeZone)
         #expect(timeZone != "UTC")
-        if let windows { #expect(timeZone == windows) }
+        if let windows { #expect(timeZone == Self.windowsZone(for: tzid, withoutOwnName: windows)) }
         #expect(series.payload.end?.timeZone == timeZone)
         #expect(series.payload.recurrence?.pattern?.daysOfWeek == ["wednesday"])
         let source = try #require(ResolvedZone.iana(tzid))
@@ -224,7 +232,9 @@ import Testing
             RRULE:\(rrule)
             """, zone: "CET")
         #expect(plan.events.count == 1)
-        #expect(plan.events.first?.payload.start?.timeZone == "W. Europe Standard Time")
+        #expect(
+            plan.events.first?.payload.start?.timeZone
+                == Self.windowsZone(for: "CET", withoutOwnName: "W. Europe Standard Time"))
         let start = CivilDateTime(year: 2027, month: 3, day: 1, hour: 7, minute: 30)
         let source = try #require(ResolvedZone.iana("CET"))
         #expect(try sentStarts(plan) == expected(rrule, start: start, count: 30, offsets: source))
@@ -242,7 +252,7 @@ import Testing
             """)
         let range = try #require(plan.events.first?.payload.recurrence?.range)
         #expect(range.type == "noEnd")
-        #expect(range.recurrenceTimeZone == "W. Europe Standard Time")
+        #expect(range.recurrenceTimeZone == Self.windowsZone(for: "CET", withoutOwnName: "W. Europe Standard Time"))
     }
 
     @Test("the Windows zone found keeps the same clocks over the whole span, history included")

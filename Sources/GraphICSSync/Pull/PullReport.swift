@@ -1,0 +1,48 @@
+import Foundation
+import ICalBridge
+
+/// What one pull did, item by item, for the report of `graph-ics sync`.
+public struct PullReport: Sendable {
+    /// Why the pull read the whole window instead of the changes since the last one.
+    public enum Round: String, Sendable {
+        /// The last delta link was resumed.
+        case changes
+        /// No delta link was stored (a first sync, or one started over).
+        case first
+        /// Graph answered 410 for the stored delta link: the window was read again and compared.
+        case resync
+        /// The stored window no longer covers the one asked for: a new window was read.
+        case reanchored
+    }
+
+    /// What happened to one item file.
+    public enum Action: String, Sendable {
+        case new, changed, deleted
+    }
+
+    public struct PulledItem: Equatable, Sendable {
+        public var fileName: String
+        public var uid: String
+        public var action: Action
+    }
+
+    /// An item whose local file differs from what the last sync recorded while Graph changed or removed it:
+    /// the file was left as it is and Graph's version was not written (the push and conflict layer decides).
+    public struct KeptLocalChange: Equatable, Sendable {
+        public var fileName: String
+        /// The UID, when known (from the record or from Graph's version).
+        public var uid: String?
+        /// What the pull would have done.
+        public var wouldHave: Action
+    }
+
+    public var round: Round
+    public var pulled: [PulledItem] = []
+    public var keptLocalChanges: [KeptLocalChange] = []
+    /// Problems converting single events or series (named by id and subject); those items were left out.
+    public var diagnostics: [Diagnostic] = []
+    /// Items Graph reported whose file already held exactly Graph's version.
+    public var unchanged = 0
+    /// The window the stored delta link now covers.
+    public var window: SyncWindow
+}
