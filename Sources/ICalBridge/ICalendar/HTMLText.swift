@@ -217,10 +217,10 @@ enum HTMLText {
     /// since a DESCRIPTION is plain text.
     static let namedEntities: [String: String] = {
         var table: [String: String] = [:]
-        for line in entityRows.utf8.split(separator: 0x0A) {
-            let fields = line.split(separator: 0x09)
+        for entry in entityRows.utf8.split(whereSeparator: { $0 == 0x20 || $0 == 0x0A }) {
+            let fields = entry.split(separator: UInt8(ascii: "="))
             guard fields.count == 2 else { continue }
-            let scalars = fields[1].split(separator: 0x20).compactMap {
+            let scalars = fields[1].split(separator: UInt8(ascii: "+")).compactMap {
                 UInt32(String(decoding: $0, as: UTF8.self), radix: 16).flatMap(Unicode.Scalar.init)
             }
             table[String(decoding: fields[0], as: UTF8.self)] = String(String.UnicodeScalarView(scalars))

@@ -25,4 +25,13 @@ import Testing
     func nonBreakingSpaceIsASpace() {
         #expect(HTMLText.plainText(fromHTML: "a&nbsp;b") == "a b")
     }
+
+    @Test("every entry of the generated table is read, those of two scalars too")
+    func wholeTable() {
+        let entries = HTMLText.entityRows.split(whereSeparator: \.isWhitespace)
+        #expect(entries.count == 2125)
+        #expect(HTMLText.namedEntities.count == entries.count)
+        #expect(HTMLText.decodeEntity("NotEqualTilde") == "\u{2242}\u{0338}")
+        #expect(HTMLText.decodeEntity("AElig") == "Æ" && HTMLText.decodeEntity("zwnj") == "\u{200C}")
+    }
 }
