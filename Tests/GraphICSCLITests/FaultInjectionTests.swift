@@ -84,7 +84,9 @@ final class SpawnedGraphICS {
         }
         try #require(code == 0, "posix_spawn failed: \(String(cString: strerror(code)))")
         pid = child
-        inheritedPeakKiB = Self.highWaterMarkKiB(of: "self") ?? Int.max
+        // Linux updates VmHWM lazily, so the resident size at this instant may be above it: take the larger.
+        inheritedPeakKiB = max(
+            Self.highWaterMarkKiB(of: "self") ?? Int.max, Self.highWaterMarkKiB(of: "self", field: "VmRSS:") ?? 0)
     }
 
     /// The test process's own peak memory right after the spawn (see ``SpawnResult/peakMemoryKiB``).
@@ -106,11 +108,11 @@ final class SpawnedGraphICS {
         return bytes
     }
 
-    /// `VmHWM` of `/proc/<process>/status`, in KiB.
-    static func highWaterMarkKiB(of process: String) -> Int? {
+    /// `VmHWM` (or another `field`) of `/proc/<process>/status`, in KiB.
+    static func highWaterMarkKiB(of process: String, field: String = "VmHWM:") -> Int? {
         let text = String(decoding: contents(of: "/proc/\(process)/status"), as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
-        return line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return nil }
+        return line.dropFirst(field.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap {
             Int($0)
         }
     }
