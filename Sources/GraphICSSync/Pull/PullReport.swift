@@ -5,9 +5,10 @@ import ICalBridge
 public struct PullReport: Sendable {
     /// Why the pull read the whole window instead of the changes since the last one.
     public enum Round: String, Sendable {
-        /// The last delta link was resumed.
+        /// The last delta link was resumed (on a calendar without delta: the stored window was read again
+        /// and compared by change key).
         case changes
-        /// No delta link was stored (a first sync, or one started over).
+        /// Nothing was stored (a first sync, or one started over).
         case first
         /// Graph answered 410 for the stored delta link: the window was read again and compared.
         case resync
@@ -43,6 +44,6 @@ public struct PullReport: Sendable {
     public var diagnostics: [Diagnostic] = []
     /// Items Graph reported whose file already held exactly Graph's version.
     public var unchanged = 0
-    /// The window the stored delta link now covers.
+    /// The window the stored delta link (or, on a calendar without delta, the stored window) now covers.
     public var window: SyncWindow
 }
