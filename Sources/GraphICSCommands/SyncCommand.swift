@@ -170,12 +170,13 @@ struct SyncCommand: Command {
         let stateDirectory = try SyncStateDirectory.path(environment)
         try SyncStateDirectory.prepare(stateDirectory)
         let account = try Self.account(session, user: connection.user)
-        let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
+        let calendarID = try ImportCommand.calendarID(for: calendar, in: session.client)
         let state = try SyncState(path: (stateDirectory as NSString).appendingPathComponent(SyncState.fileName))
         let pairing = try state.pairing(
             SyncPairingKey(account: account, calendarID: calendarID ?? Self.defaultCalendarKey, folder: folder))
         var options = SyncOptions(window: SyncOptions.window(past: past, future: future))
         options.direction = direction
+        options.calendarID = calendarID
         options.conflicts = conflict
         options.allowsMassDeletion = allowMassDelete
         options.dryRun = dryRun

@@ -93,6 +93,40 @@ import Testing
         #expect(result.out.isEmpty)
     }
 
+    @Test func aConflictWithoutATerminalChangesNeitherSideAndExits1() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        let lunch = try #require(fixture.account.standIn.events().first { $0["subject"] as? String == "Lunch" })
+        try fixture.account.standIn.changeEvent(id: try #require(lunch["id"] as? String), ["subject": "Outlook lunch"])
+        let path = fixture.folder + "/uid-lunch.ics"
+        let mine = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+            of: "SUMMARY:Lunch", with: "SUMMARY:My lunch")
+        try Data(mine.utf8).write(to: URL(fileURLWithPath: path))
+
+        let result = try fixture.sync()
+        #expect(result.status == 1, "stderr: \(result.err)")
+        #expect(result.out.contains("conflict  uid-lunch.ics  My lunch (changed here and in Outlook"), "\(result.out)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == mine)
+        #expect(fixture.account.standIn.events().contains { $0["subject"] as? String == "Outlook lunch" })
+
+        let settled = try fixture.sync(["--conflict", "graph"])
+        #expect(settled.status == 0, "stderr: \(settled.err)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("SUMMARY:Outlook lunch"))
+        let kept = try FileManager.default.contentsOfDirectory(atPath: fixture.state + "/conflicts")
+        #expect(kept.count == 1 && kept.first?.hasSuffix(".local.ics") == true && settled.out.contains(kept[0]))
+    }
+
+    @Test func aDryRunChangesNothing() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        try fixture.addEvent("Retro", daysAhead: 3, uid: "uid-retro")
+        let result = try fixture.sync(["--dry-run"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.out.contains("would pull new  uid-retro.ics"), "\(result.out)")
+        #expect(result.out.hasSuffix("; dry run: nothing was changed\n"))
+        #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
+    }
+
     @Test func theJSONReportParses() throws {
         let fixture = try Fixture()
         let result = try fixture.sync(["--json"])
