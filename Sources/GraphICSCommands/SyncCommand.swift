@@ -158,14 +158,14 @@ struct SyncCommand: Command {
 
     /// Opens everything the run needs and runs it.
     private func sync(_ terminal: Terminal) throws -> SyncReport {
+        let session = try Session.open(
+            connection, need: dryRun || direction == .pullOnly ? .read : .write, terminal: terminal)
         let folder = try Self.openFolder(directory)
         if reset, let item = try folder.scan().first {
             throw UsageError(
                 "--reset starts over from an empty folder, and \(folder.path) holds \(item.name) (and maybe more): "
                     + "move its .ics files away first, so that nothing is sent to Outlook twice")
         }
-        let session = try Session.open(
-            connection, need: dryRun || direction == .pullOnly ? .read : .write, terminal: terminal)
         let environment = ProcessInfo.processInfo.environment
         let stateDirectory = try SyncStateDirectory.path(environment)
         try SyncStateDirectory.prepare(stateDirectory)
@@ -243,15 +243,18 @@ struct SyncCommand: Command {
         return calendar.map { CalendarMetadata(name: $0.name, hexColor: nil) }
     }
 
-    /// Asks on the terminal which version of a conflicting item to keep.
-    static func ask(_ conflict: SyncConflict, _ terminal: Terminal) -> SyncReport.Resolution {
+    /// Asks on the terminal which version of a conflicting item to keep; `read` reads one answer (nil at the
+    /// end of the input, which skips).
+    static func ask(
+        _ conflict: SyncConflict, _ terminal: Terminal, read: () -> String? = { readLine() }
+    ) -> SyncReport.Resolution {
         let name = conflict.subject.map { " \"\($0)\"" } ?? conflict.uid.map { " \($0)" } ?? ""
         terminal.err(
             "conflict: \(conflict.fileName)\(name) was \(conflict.local.rawValue) here and "
                 + "\(conflict.graph.rawValue) in Outlook since the last sync.")
         while true {
             terminal.err("Keep [m]ine, keep [o]utlook's, or [s]kip (change neither)?")
-            guard let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() else { return .skip }
+            guard let answer = read()?.trimmingCharacters(in: .whitespaces).lowercased() else { return .skip }
             switch answer {
             case "m", "mine": return .local
             case "o", "outlook", "outlook's": return .graph

@@ -127,6 +127,29 @@ import Testing
         #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
     }
 
+    @Test func anEmptiedFolderIsRefusedWithExit1AndChangesNothing() throws {
+        let fixture = try Fixture()
+        for day in 0..<6 { try fixture.addEvent("Event \(day)", daysAhead: 6 + day, uid: "uid-e\(day)") }
+        #expect(try fixture.sync().status == 0)
+        for name in fixture.itemNames { try FileManager.default.removeItem(atPath: fixture.folder + "/" + name) }
+        let result = try fixture.sync()
+        #expect(result.status == 1)
+        #expect(result.err.contains("error: this sync would delete 8 of the 8 items in Outlook"), "\(result.err)")
+        #expect(result.err.contains("--allow-mass-delete"))
+        #expect(fixture.account.standIn.events().count == 8)
+    }
+
+    @Test func withoutASignInItExits77AndCreatesNothing() throws {
+        let fixture = try Fixture()
+        var environment = fixture.account.baseEnvironment
+        environment["GRAPH_ICS_STATE_DIR"] = fixture.state
+        environment["GRAPH_ICS_CONFIG_DIR"] = fixture.account.folder.appendingPathComponent("no-sign-in").path
+        let result = try fixture.account.run(["sync", fixture.folder], environment: environment)
+        #expect(result.status == 77, "\(result.err)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.folder))
+        #expect(!FileManager.default.fileExists(atPath: fixture.state))
+    }
+
     @Test func theJSONReportParses() throws {
         let fixture = try Fixture()
         let result = try fixture.sync(["--json"])

@@ -117,6 +117,32 @@ import Testing
         #expect(!report.hasProblems)
     }
 
+    @Test func aChangeToAMeetingYouOrganiseIsHeldUnlessAttendeesMayBeMailed() throws {
+        let fixture = try EngineFixture()
+        try fixture.standIn.addEvent([
+            "id": "review", "subject": "Review", "iCalUId": "uid-review", "isOrganizer": true,
+            "organizer": ["emailAddress": ["name": "Ada Lovelace", "address": "ada@contoso.example"]],
+            "attendees": [
+                ["emailAddress": ["name": "Grace Hopper", "address": "grace@contoso.example"], "type": "required"],
+                ["emailAddress": ["name": "Alan Turing", "address": "alan@contoso.example"], "type": "required"],
+            ],
+            "start": ["dateTime": "2026-12-10T10:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-10T11:00:00", "timeZone": "UTC"],
+        ])
+        _ = try fixture.run()
+        try fixture.editSummary("uid-review.ics", to: "Review (moved)")
+
+        let held = try fixture.run()
+        #expect(EngineFixture.outcomes(held)["uid-review.ics"] == .held(attendees: 2))
+        #expect(!held.hasProblems, "held items end the run with 0")
+        #expect(held.lines.contains("held (would mail 2 attendees)  uid-review.ics  Review (moved)"), "\(held.lines)")
+        #expect(fixture.subject("review") == "Review" && fixture.standIn.sentInvitations.isEmpty)
+
+        let sent = try fixture.run { $0.notifiesAttendees = true }
+        #expect(EngineFixture.outcomes(sent)["uid-review.ics"] == .pushed(.changed))
+        #expect(fixture.subject("review") == "Review (moved)")
+    }
+
     /// Eight events pulled into the folder.
     static func eightSynced() throws -> EngineFixture {
         let fixture = try EngineFixture()
