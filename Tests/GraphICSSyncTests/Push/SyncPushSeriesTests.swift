@@ -98,4 +98,24 @@ import Testing
         #expect(reason.contains("names no occurrence"))
         #expect(plan.actions.isEmpty)
     }
+
+    @Test func aSeriesUpdateKilledBeforeRecordingFinishesOnTheNextRun() throws {
+        let fixture = try PushFixture()
+        try fixture.base.addSeries()
+        try fixture.base.run()
+        let name = "uid-standup.ics"
+        try fixture.edit(name, replacing: "EXDATE", with: "EXDATE:20261228T090000Z", after: "RRULE:")
+        struct Killed: Error {}
+        var push = fixture.push()
+        push.beforeRecording = { _ in throw Killed() }
+        #expect(throws: Killed.self) { try push.apply(push.plan()) }
+        #expect(Self.instances(fixture, of: "standup")["2026-12-28T09:00:00"] == nil)
+
+        let report = try fixture.sync()
+        #expect(report.items.map(\.outcome) == [.pushed(.changed)], "\(report.items.map(\.line))")
+        #expect(fixture.operations("PATCH", "/events/standup").count == 1, "the master is not sent again")
+        #expect(Self.instances(fixture, of: "standup").count == 3)
+        #expect(try fixture.record(name)?.changeKey == fixture.standIn.event(id: "standup")?["changeKey"] as? String)
+        #expect(try fixture.push().plan().actions.isEmpty)
+    }
 }
