@@ -148,4 +148,11 @@ import Testing
                 .refused(reason: "khal-dentist.ics has the same UID; a synced folder holds one file per UID")
             ])
     }
+
+    @Test func aCancelledNewEventIsRefused() throws {
+        let fixture = try PushFixture()
+        try fixture.write("gone.ics", PushFixture.single("gone-1", summary: "Off", extra: ["STATUS:CANCELLED"]))
+        #expect(try fixture.sync().items.map(\.outcome.name) == ["refused"])
+        #expect(fixture.events.isEmpty)
+    }
 }

@@ -165,6 +165,30 @@ import Testing
         #expect(fixture.standIn.event(id: "lunch") != nil && fixture.operations("POST").isEmpty)
     }
 
+    @Test func aFileWhoseUIDChangedIsRefused() throws {
+        let fixture = try Self.pulledLunch()
+        try fixture.edit("uid-lunch.ics", replacing: "UID:", with: "UID:something-else")
+        let plan = try fixture.push().plan()
+        #expect(plan.actions.isEmpty && plan.deletionCount == 0)
+        guard case .refused(let reason)? = plan.problems.first?.outcome else {
+            Issue.record("not refused: \(plan.problems.map(\.line))")
+            return
+        }
+        #expect(reason.contains("UID changed from uid-lunch"))
+    }
+
+    @Test func aSeriesFileThatBecameSingleIsRefused() throws {
+        let fixture = try PushFixture()
+        try fixture.base.addSeries()
+        try fixture.base.run()
+        var lines = try fixture.base.text("uid-standup.ics").components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        lines.removeAll { $0.hasPrefix("RRULE:") }
+        try fixture.write("uid-standup.ics", lines)
+        let report = try fixture.sync()
+        #expect(report.items.map(\.outcome.name) == ["refused"], "\(report.items.map(\.line))")
+        #expect(fixture.operations("PATCH").isEmpty)
+    }
+
     @Test func theReportEncodesEveryKey() throws {
         let item = PushedItem(
             fileName: "a.ics", uid: "a", subject: nil, graphID: "x",
