@@ -46,12 +46,17 @@ extension SyncPush {
 
     /// Changes the event of a changed file: the checks (change key, meeting), the PATCH with `If-Match`, a
     /// series' occurrences, the record.
-    func update(_ action: PushAction, overriding: Bool) throws -> PushedItem.Outcome {
+    func update(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem.Outcome {
         guard let event = action.event, let file = action.file, let recorded = action.record,
             let id = recorded.graphID
         else { return .failed(reason: "the file was not read", requestID: nil) }
         guard let graph = try current(id) else {
-            return .conflict(reason: "deleted in Outlook since the last sync, and changed here")
+            // Deleted in Outlook: a conflict, unless the local version won it, which makes the event again.
+            guard overriding else {
+                return .conflict(reason: "deleted in Outlook since the last sync, and changed here")
+            }
+            owners[id] = nil
+            return try create(action, owners: &owners).0
         }
         var landed = false
         if !overriding, graph.changeKey != recorded.changeKey {

@@ -111,6 +111,27 @@ import Testing
         #expect(patch.headers.first { $0.name.lowercased() == "if-match" }?.value == "W/\"\(current)\"")
     }
 
+    @Test func anEventDeletedInOutlookAndChangedHereIsAConflictThatTheLocalVersionWinsByMakingItAgain() throws {
+        let fixture = try Self.pulledLunch()
+        try fixture.edit("uid-lunch.ics", replacing: "SUMMARY:", with: "SUMMARY:Long lunch")
+        try fixture.standIn.removeEvent(id: "lunch")
+        let report = try fixture.sync()
+        #expect(
+            report.items.map(\.outcome) == [
+                .conflict(reason: "deleted in Outlook since the last sync, and changed here")
+            ])
+        #expect(fixture.events.isEmpty)
+
+        let push = fixture.push()
+        let won = try push.apply(try push.plan(), overriding: ["uid-lunch.ics"])
+        #expect(won.items.map(\.outcome) == [.pushed(.new)])
+        let event = try #require(fixture.events.first)
+        #expect(fixture.events.count == 1 && event["subject"] as? String == "Long lunch")
+        #expect(won.items.first?.graphID == event["id"] as? String)
+        #expect(try fixture.record("uid-lunch.ics")?.graphID == event["id"] as? String)
+        #expect(try fixture.push().plan().actions.isEmpty)
+    }
+
     @Test func aChangeInOutlookWhileSendingIsAConflictBy412() throws {
         let fixture = try Self.pulledLunch()
         try fixture.edit("uid-lunch.ics", replacing: "SUMMARY:", with: "SUMMARY:Long lunch")
