@@ -35,6 +35,18 @@ extension SyncPush {
         if let owner = owners[id], owner != action.fileName, owner != action.renamedFrom {
             return (.refused(reason: "Graph's event \(id) with this UID is synced as \(owner) already"), id)
         }
+        if result.action == .skipped {
+            // Made before (by a run killed before recording it, or by an import of the same UID): the file may
+            // have changed since, so the event is brought to it as an update would, meetings held.
+            var adopted = action
+            adopted.graphID = id
+            adopted.record = SyncItemRecord(
+                fileName: action.fileName, uid: event.sourceUID, graphID: id, changeKey: nil, size: 0,
+                modificationNanoseconds: 0, sha256: Data())
+            let outcome = try update(adopted, overriding: true, owners: &owners)
+            if outcome == .pushed(.changed) { owners[id] = action.fileName }
+            return (outcome == .pushed(.changed) ? .pushed(.new) : outcome, id)
+        }
         let graph = try GraphItemState(client.event(id: id), operation: "reading event \(id)")
         let occurrences = try occurrenceIDs(ofSeries: id, isSeries: event.payload.recurrence != nil)
         try record(action, graphID: id, changeKey: graph.changeKey, occurrences: occurrences)
