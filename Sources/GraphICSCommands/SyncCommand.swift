@@ -17,7 +17,8 @@ struct SyncCommand: Command {
     static let discussion = """
         Keeps the folder DIR (created when missing) and a calendar in step. DIR is a vdir, as khal
         and vdirsyncer read it: one .ics file per event or whole series, named after its UID, and
-        the calendar's name in 'displayname'. Other files (VTODO items, notes) are left alone.
+        the calendar's name and colour in 'displayname' and 'color'. Other files (VTODO items,
+        notes) are left alone.
 
         Pulled: what changed in Outlook since the last run, for the events from --past days ago to
         --future days ahead: new and changed events are written, deleted ones removed. Pushed:
@@ -235,12 +236,12 @@ struct SyncCommand: Command {
         return zone
     }
 
-    /// The calendar's name, for the folder's `displayname`.
+    /// The calendar's name and colour, for the folder's `displayname` and `color`.
     static func metadata(of calendarID: String?, in client: GraphClient) throws -> CalendarMetadata? {
         let calendar = try client.calendars().first { candidate in
             calendarID.map { candidate.id == $0 } ?? (candidate.isDefaultCalendar == true)
         }
-        return calendar.map { CalendarMetadata(name: $0.name, hexColor: nil) }
+        return calendar.map { CalendarMetadata(name: $0.name, hexColor: $0.hexColor) }
     }
 
     /// Asks on the terminal which version of a conflicting item to keep; `read` reads one answer (nil at the

@@ -57,9 +57,29 @@ import Testing
         #expect(lines.last?.hasPrefix("sync: pulled 2 (2 new); first sync: read the whole window") == true, "\(lines)")
         let name = try String(contentsOfFile: fixture.folder + "/displayname", encoding: .utf8)
         #expect(name == "Calendar")
+        #expect(!FileManager.default.fileExists(atPath: fixture.folder + "/color"), "a calendar with no colour")
         let lunch = try String(contentsOfFile: fixture.folder + "/uid-lunch.ics", encoding: .utf8)
         #expect(lunch.contains("SUMMARY:Lunch") && lunch.contains("UID:uid-lunch"))
         #expect(FileManager.default.fileExists(atPath: fixture.state + "/" + SyncState.fileName))
+    }
+
+    @Test func anotherCalendarIsSyncedWithItsNameAndColour() throws {
+        let fixture = try Fixture()
+        let standIn = fixture.account.standIn
+        let work = standIn.addCalendar(name: "Work", hexColor: "#FF8C00")
+        let day = ISO8601DateFormatter.string(
+            from: Date().addingTimeInterval(86_400), timeZone: .gmt, formatOptions: [.withFullDate])
+        try standIn.addEvent(
+            [
+                "subject": "Planning", "iCalUId": "uid-planning",
+                "start": ["dateTime": "\(day)T09:00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "\(day)T10:00:00", "timeZone": "UTC"],
+            ], calendar: work)
+        let result = try fixture.sync(["--calendar", "Work"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(fixture.itemNames == ["uid-planning.ics"])
+        #expect(try String(contentsOfFile: fixture.folder + "/displayname", encoding: .utf8) == "Work")
+        #expect(try String(contentsOfFile: fixture.folder + "/color", encoding: .utf8) == "#FF8C00")
     }
 
     @Test func aSecondRunWithNothingToDoSaysSoAfterOneGraphRequest() throws {
