@@ -170,6 +170,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: fixture.state))
     }
 
+    @Test func resetStartsOverOnlyFromAnEmptyFolder() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        let refused = try fixture.sync(["--reset"])
+        #expect(refused.status == 64 && refused.err.contains("move its .ics files away first"), "\(refused.err)")
+        for name in fixture.itemNames { try FileManager.default.removeItem(atPath: fixture.folder + "/" + name) }
+        let result = try fixture.sync(["--reset"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
+        #expect(fixture.account.standIn.events().count == 2)
+    }
+
     @Test func theJSONReportParses() throws {
         let fixture = try Fixture()
         let result = try fixture.sync(["--json"])

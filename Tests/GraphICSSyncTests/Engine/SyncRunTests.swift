@@ -143,6 +143,49 @@ import Testing
         #expect(fixture.subject("review") == "Review (moved)")
     }
 
+    @Test func anEventDeletedInOutlookAndChangedHereIsAConflictEitherSideCanWin() throws {
+        for side in [SyncOptions.ConflictPolicy.graph, .local] {
+            let fixture = try EngineFixture()
+            try fixture.base.addSingle("Lunch", day: 3, id: "lunch")
+            _ = try fixture.run()
+            try fixture.standIn.removeEvent(id: "lunch")
+            try fixture.editSummary("uid-lunch.ics", to: "My lunch")
+            let local = try fixture.folder.read("uid-lunch.ics").contents
+
+            let report = try fixture.run { $0.conflicts = side }
+            let outcome = EngineFixture.outcomes(report)["uid-lunch.ics"]
+            #expect(!report.hasProblems, "\(side): \(report.items)")
+            if side == .graph {
+                let kept = fixture.stateDirectory + "/conflicts/uid-lunch.20261201T100005.local.ics"
+                #expect(outcome == .conflict(.graph, kept: kept, reason: nil))
+                #expect(FileManager.default.contents(atPath: kept) == local)
+                #expect(try fixture.folder.entry("uid-lunch.ics") == nil)
+            } else {
+                #expect(outcome == .conflict(.local, kept: nil, reason: nil))
+                #expect(fixture.subjects() == ["My lunch"], "made again from the file")
+            }
+        }
+    }
+
+    @Test func aWindowPastTheStoredOneIsReadAgainAndTheSummarySaysSo() throws {
+        let fixture = try EngineFixture()
+        try fixture.base.addSingle("Lunch", day: 3, id: "lunch")
+        _ = try fixture.run()
+        let report = try fixture.run { $0.window.end += 40 * 86_400 }
+        #expect(report.round == .reanchored && report.items.isEmpty)
+        #expect(report.summary.contains("re-read the window"))
+    }
+
+    @Test func startingOverFromAnEmptyFolderPullsEverythingAgainAndDeletesNothingInOutlook() throws {
+        let fixture = try Self.eightSynced()
+        for entry in try fixture.folder.scan() { try fixture.folder.delete(entry.name) }
+        let report = try fixture.run { $0.startsOver = true }
+        #expect(report.refusal == nil && report.round == .first)
+        #expect(report.items.count == 8 && report.items.allSatisfy { $0.outcome == .pulled(.new) })
+        #expect(fixture.standIn.events().count == 8)
+        #expect(try fixture.folder.scan().count == 8)
+    }
+
     /// Eight events pulled into the folder.
     static func eightSynced() throws -> EngineFixture {
         let fixture = try EngineFixture()
