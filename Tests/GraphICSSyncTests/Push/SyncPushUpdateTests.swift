@@ -28,6 +28,7 @@ import Testing
         try fixture.edit("uid-lunch.ics", replacing: "SUMMARY:", with: "SUMMARY:Long lunch")
         let plan = try fixture.push().plan()
         #expect(plan.actions.map(\.kind) == [.update] && plan.actions.first?.graphID == "lunch")
+        #expect(plan.actions.first?.line == "uid-lunch.ics: event uid-lunch (\"Long lunch\"): would update")
 
         let report = try fixture.push().apply(plan)
         #expect(report.items.map(\.outcome) == [.pushed(.changed)])
