@@ -162,3 +162,39 @@ import Testing
         #expect(plan.items.isEmpty && plan.keptLocalChanges.isEmpty, "Graph did not change it since the push")
     }
 }
+
+@Suite struct PullPlanOutputTests {
+    @Test func aDryRunPrintsALinePerItemWithItsUID() throws {
+        let fixture = try PullFixture()
+        try fixture.addSingle("Lunch", day: 3, id: "lunch")
+        try fixture.addSingle("Review", day: 10, id: "review")
+        try fixture.addSingle("Party", day: 18, id: "party")
+        try fixture.run()
+        try fixture.addSingle("Talk", day: 20, id: "talk")
+        try fixture.standIn.changeEvent(id: "lunch", ["subject": "Long lunch"])
+        try fixture.standIn.changeEvent(id: "party", ["subject": "Big party"])
+        try fixture.folder.write(Data("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n".utf8), to: "uid-party.ics")
+        try fixture.standIn.removeEvent(id: "review")
+        let lines = try fixture.pull().plan(window: fixture.window).dryRunLines
+        #expect(
+            Set(lines) == [
+                "would pull changed uid-lunch.ics (UID uid-lunch)", "would pull new uid-talk.ics (UID uid-talk)",
+                "would pull deleted uid-review.ics (UID uid-review)",
+                "would keep uid-party.ics (UID uid-party): changed here while Graph changed it",
+            ])
+        #expect(lines.count == 4)
+    }
+
+    @Test func reportsAndPlansEncodeAsJSON() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let pulled = PullReport.PulledItem(fileName: "uid-lunch.ics", uid: "uid-lunch", action: .changed)
+        #expect(
+            String(decoding: try encoder.encode(pulled), as: UTF8.self)
+                == #"{"action":"changed","fileName":"uid-lunch.ics","uid":"uid-lunch"}"#)
+        let kept = PullReport.KeptLocalChange(fileName: "uid-x.ics", uid: nil, wouldHave: .deleted)
+        #expect(
+            String(decoding: try encoder.encode(kept), as: UTF8.self)
+                == #"{"fileName":"uid-x.ics","wouldHave":"deleted"}"#)
+    }
+}
