@@ -32,13 +32,18 @@ extension SyncPush {
             let reason = report.results.first?.error ?? "the import did not create the event"
             return (.failed(reason: reason, requestID: nil), report.results.first?.eventID)
         }
+        var pulledCopy: String?
         if let owner = owners[id], owner != action.fileName, owner != action.renamedFrom {
-            return (.refused(reason: "Graph's event \(id) with this UID is synced as \(owner) already"), id)
+            guard result.action == .skipped, try removePulledCopy(owner) else {
+                return (.refused(reason: "Graph's event \(id) with this UID is synced as \(owner) already"), id)
+            }
+            pulledCopy = owner
         }
         if result.action == .skipped {
             // Made before (by a run killed before recording it, or by an import of the same UID): the file may
             // have changed since, so the event is brought to it as an update would, meetings held.
             var adopted = action
+            adopted.renamedFrom = pulledCopy ?? action.renamedFrom
             adopted.graphID = id
             adopted.record = SyncItemRecord(
                 fileName: action.fileName, uid: event.sourceUID, graphID: id, changeKey: nil, size: 0,
@@ -52,6 +57,23 @@ extension SyncPush {
         try record(action, graphID: id, changeKey: graph.changeKey, occurrences: occurrences)
         owners[id] = action.fileName
         return (.pushed(.new), id)
+    }
+
+    /// Removes the file `name` when it is the pull's copy of an event this push made: a run killed after
+    /// Graph created the event and before the state recorded it leaves the event unrecorded, and the next
+    /// run's pull writes it as a file of its own (named from Graph's iCalUId) before its push finds the
+    /// event again by the new file's source UID. The file made here is the event's source, so the copy
+    /// goes, unless it was changed since the pull wrote it (then the create is refused, both files kept).
+    /// The file goes before its record (which the caller drops when it records the new file): a run killed
+    /// in between leaves a record without a file, whose deletion the next push refuses as a conflict once
+    /// the event was brought to the new file (its change key moved), never a second event.
+    func removePulledCopy(_ name: String) throws -> Bool {
+        guard let record = try state.items(of: pairing).first(where: { $0.fileName == name }),
+            let entry = try folder.entry(name)
+        else { return false }
+        guard try record.matches(entry) || folder.read(name).sha256 == record.sha256 else { return false }
+        try folder.delete(name)
+        return true
     }
 
     // MARK: Update
