@@ -40,16 +40,30 @@ struct KillTarget: Codable, Sendable {
         return pull
     }
 
+    /// The whole sync the child runs (`graph-ics sync` as the command runs it), over the same client,
+    /// folder and state as `pull`; the lock and the conflicts folder beside the state.
+    func syncRun(after pull: SyncPull) -> SyncRun {
+        SyncRun(
+            client: pull.client, state: pull.state, pairing: pull.pairing, folder: pull.folder,
+            stateDirectory: (statePath as NSString).deletingLastPathComponent, options: SyncOptions(window: syncWindow))
+    }
+
     var syncWindow: SyncWindow { SyncWindow(start: window[0], end: window[1]) }
 
     /// Runs the sync with the switch armed at `point` (in the child) and kills the process at the end if
     /// the point never came.
-    func runKilled(at point: KillPoint) throws -> Never {
+    /// With `both`, the run is the engine's (``SyncRun``: both plans, then the pull's and the push's
+    /// writes); otherwise the pull alone, with its recording hook.
+    func runKilled(at point: KillPoint, both: Bool = false) throws -> Never {
         KillSwitch.arm(point, marker: marker)
         var pull = try pull(transport: KillingTransport(inner: CurlTransport(defaultTimeout: .seconds(20))))
         KillSwitch.watch(pull.state)
-        pull.beforeRecording = { KillSwitch.reached(.beforeRecording) }
-        _ = try pull.run(window: syncWindow)
+        if both {
+            _ = try syncRun(after: pull).run()
+        } else {
+            pull.beforeRecording = { KillSwitch.reached(.beforeRecording) }
+            _ = try pull.run(window: syncWindow)
+        }
         KillSwitch.finished()
         kill(getpid(), SIGKILL)
         while true { pause() }
