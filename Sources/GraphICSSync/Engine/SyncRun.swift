@@ -65,7 +65,7 @@ public struct SyncRun {
             report.refusal = error
             return report
         }
-        let conflicts = Self.conflicts(pullPlan, pushPlan)
+        let conflicts = try Self.conflicts(pullPlan, pushPlan).filter { try !sentBefore($0, pushPlan) }
         let resolutions = resolve(conflicts)
         if options.dryRun {
             report.items = planned(pullPlan, pushPlan, conflicts, resolutions)
@@ -106,6 +106,17 @@ public struct SyncRun {
                 fileName: kept.fileName, uid: kept.uid ?? action.uid, subject: action.subject,
                 local: SyncReport.Change(action.kind), graph: SyncReport.Change(kept.wouldHave))
         }
+    }
+
+    /// Whether Graph's change of a conflict is the local file itself, sent by a run killed before it could
+    /// record it (Graph's event carries the file's hash, which every push writes): no conflict, the push
+    /// records it. One request per such item, and only for items changed on both sides.
+    func sentBefore(_ conflict: SyncConflict, _ pushPlan: PushPlan) throws -> Bool {
+        guard
+            let action = pushPlan.actions.first(where: { $0.fileName == conflict.fileName }), action.kind == .update,
+            let id = action.graphID ?? action.record?.graphID, let file = action.file
+        else { return false }
+        return try push.holdsFile(id, file.sha256)
     }
 
     /// Who wins each conflict: the policy, or under `ask` the resolver (skip without one, and in a dry run).
