@@ -1,0 +1,132 @@
+import Foundation
+import GraphICSSync
+import GraphStandIn
+import Testing
+
+/// The built `graph-ics sync` SIGKILLed while Graph serves its `n`th request (the stand-in runs in the
+/// test process, so Graph's side outlives the kill and finishes the write the client never hears of),
+/// then run again: Graph ends with every event once and every local edit, and the next run has nothing
+/// left to send.
+@Suite struct SyncKillCommandTests {
+    /// A mailbox with 40 events in the coming days, synced once; then 5 new files, 3 edited, 2 deleted.
+    final class Scenario {
+        let account: StandInAccount
+        let environment: [String: String]
+        var folder: String { account.folder.appendingPathComponent("calendar").path }
+        var standIn: GraphStandIn { account.standIn }
+        private(set) var localSubjects: [String] = []
+        private(set) var deletedSubjects: [String] = []
+
+        init() throws {
+            account = try StandInAccount()
+            account.standIn.addUser(displayName: "Ada Lovelace", mail: "ada@contoso.example", mailboxTimeZone: "UTC")
+            var environment = try account.savedSignInEnvironment()
+            environment["GRAPH_ICS_STATE_DIR"] = account.folder.appendingPathComponent("state").path
+            self.environment = environment
+            let start = Date().addingTimeInterval(86_400)
+            try standIn.addEvents(count: 40, from: start, to: start.addingTimeInterval(20 * 86_400))
+            let first = try sync()
+            #expect(first.status == 0, "first sync: \(first.err)")
+            try changeLocally()
+        }
+
+        func sync() throws -> ProcessResult {
+            try account.run(["sync", folder], environment: environment)
+        }
+
+        private func file(withSubject subject: String) throws -> String {
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".ics") }
+            return try #require(
+                try names.first { name in
+                    try String(contentsOfFile: folder + "/" + name, encoding: .utf8).contains("SUMMARY:\(subject)\r\n")
+                }, "no file has SUMMARY:\(subject)")
+        }
+
+        private func changeLocally() throws {
+            let day = ISO8601DateFormatter.string(
+                from: Date().addingTimeInterval(3 * 86_400), timeZone: .gmt, formatOptions: [.withFullDate]
+            ).replacingOccurrences(of: "-", with: "")
+            for index in 1...5 {
+                let text = [
+                    "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//pimutils//khal//EN", "BEGIN:VEVENT",
+                    "UID:kill-new-\(index)@khal.example", "DTSTAMP:20261120T100000Z",
+                    "DTSTART:\(day)T1\(index)0000Z", "DTEND:\(day)T1\(index)3000Z", "SUMMARY:Written here \(index)",
+                    "END:VEVENT", "END:VCALENDAR", "",
+                ].joined(separator: "\r\n")
+                try text.write(toFile: folder + "/kill-new-\(index).ics", atomically: true, encoding: .utf8)
+                localSubjects.append("Written here \(index)")
+            }
+            for index in 10...12 {
+                let path = folder + "/" + (try file(withSubject: "Event \(index)"))
+                let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+                    of: "SUMMARY:Event \(index)\r\n", with: "SUMMARY:Edited here \(index)\r\n")
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+                localSubjects.append("Edited here \(index)")
+            }
+            for index in 20...21 {
+                try FileManager.default.removeItem(atPath: folder + "/" + (try file(withSubject: "Event \(index)")))
+                deletedSubjects.append("Event \(index)")
+            }
+        }
+
+        /// Starts `graph-ics sync` and SIGKILLs it as soon as the stand-in has received `n` more requests;
+        /// returns whether the kill came before the run ended.
+        func syncKilled(atRequest n: Int) throws -> Bool {
+            let base = standIn.requests.count
+            let process = Process()
+            process.executableURL = try #require(GraphICSBinary.url)
+            process.arguments = ["sync", folder]
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GRAPH_ICS_") }
+            environment.merge(self.environment) { _, new in new }
+            process.environment = environment
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning, Date() < deadline {
+                if standIn.requests.count - base >= n {
+                    kill(process.processIdentifier, SIGKILL)
+                    break
+                }
+                usleep(500)
+            }
+            process.waitUntilExit()
+            return process.terminationReason == .uncaughtSignal
+        }
+
+        /// The subjects of the mailbox's events.
+        var subjects: [String] { standIn.events().compactMap { $0["subject"] as? String } }
+    }
+
+    /// The killed run makes about 30 requests (the delta round; the push's lookups, creates, reads, PATCHes
+    /// and DELETEs); every one of the first 24 is a point.
+    static let points = Array(1...24)
+
+    @Test("graph-ics sync SIGKILLed while Graph serves a request converges when run again", arguments: points)
+    func killedSyncConverges(atRequest n: Int) throws {
+        let scenario = try Scenario()
+        // Each request waits a little in the stand-in, so the kill lands while Graph is serving it.
+        scenario.standIn.networkLatency = .milliseconds(40)
+        #expect(try scenario.syncKilled(atRequest: n), "the run ended before request \(n)")
+        scenario.standIn.networkLatency = .zero
+        let rerun = try scenario.sync()
+        #expect(rerun.status == 0, "rerun: \(rerun.out) \(rerun.err)")
+        let subjects = scenario.subjects
+        let twice = Dictionary(grouping: subjects) { $0 }.filter { $0.value.count > 1 }.keys.sorted()
+        #expect(twice.isEmpty, "in Graph twice: \(twice)")
+        let uids = scenario.standIn.events().compactMap { $0["iCalUId"] as? String }
+        #expect(Set(uids).count == uids.count, "an event is in Graph twice (by UID)")
+        for subject in scenario.localSubjects {
+            #expect(subjects.contains(subject), "the local edit \"\(subject)\" is not in Graph")
+        }
+        for subject in scenario.deletedSubjects {
+            #expect(!subjects.contains(subject), "deleted here, still in Graph: \(subject)")
+        }
+        #expect(subjects.count == 40 + 5 - 2)
+        let settle = try scenario.sync()
+        #expect(settle.status == 0 && !settle.out.contains("pushed"), "the next run: \(settle.out) \(settle.err)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: scenario.folder)
+        #expect(files.filter { $0.hasSuffix(".ics") }.count == 43, "\(files.sorted())")
+        #expect(files.allSatisfy { $0.hasSuffix(".ics") || $0 == "displayname" || $0 == "color" }, "\(files.sorted())")
+    }
+}
