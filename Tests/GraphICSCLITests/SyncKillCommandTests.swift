@@ -14,7 +14,10 @@ import Testing
         let environment: [String: String]
         var folder: String { account.folder.appendingPathComponent("calendar").path }
         var standIn: GraphStandIn { account.standIn }
+        var stateDirectory: String { account.folder.appendingPathComponent("state").path }
         private(set) var localSubjects: [String] = []
+        /// The files written here (new and edited).
+        private(set) var localFileNames: Set<String> = []
         private(set) var deletedSubjects: [String] = []
 
         init() throws {
@@ -54,10 +57,13 @@ import Testing
                     "END:VEVENT", "END:VCALENDAR", "",
                 ].joined(separator: "\r\n")
                 try text.write(toFile: folder + "/kill-new-\(index).ics", atomically: true, encoding: .utf8)
+                localFileNames.insert("kill-new-\(index).ics")
                 localSubjects.append("Written here \(index)")
             }
             for index in 10...12 {
-                let path = folder + "/" + (try file(withSubject: "Event \(index)"))
+                let name = try file(withSubject: "Event \(index)")
+                localFileNames.insert(name)
+                let path = folder + "/" + name
                 let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
                     of: "SUMMARY:Event \(index)\r\n", with: "SUMMARY:Edited here \(index)\r\n")
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
