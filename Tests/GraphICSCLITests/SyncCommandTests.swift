@@ -53,7 +53,7 @@ import Testing
         #expect(result.status == 0, "stderr: \(result.err)")
         #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
         let lines = result.out.split(separator: "\n").map(String.init)
-        #expect(lines.contains("pulled new  uid-lunch.ics  uid-lunch"), "\(lines)")
+        #expect(lines.contains("pulled new  uid-lunch.ics  Lunch"), "\(lines)")
         #expect(lines.last?.hasPrefix("sync: pulled 2 (2 new); first sync: read the whole window") == true, "\(lines)")
         let name = try String(contentsOfFile: fixture.folder + "/displayname", encoding: .utf8)
         #expect(name == "Calendar")

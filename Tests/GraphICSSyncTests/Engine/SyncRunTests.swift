@@ -244,7 +244,7 @@ import Testing
         let outcomes = EngineFixture.outcomes(report)
         #expect(outcomes["uid-lunch.ics"] == .pulled(.changed))
         #expect(outcomes["khal-dentist.ics"] == .pushed(.changed) && outcomes["khal-new.ics"] == .pushed(.new))
-        #expect(report.lines.contains("would pull changed  uid-lunch.ics  uid-lunch"), "\(report.lines)")
+        #expect(report.lines.contains("would pull changed  uid-lunch.ics  Long lunch"), "\(report.lines)")
         #expect(try fixture.folderBytes() == bytes)
         #expect(FileManager.default.contents(atPath: stateFile) == stateBytes)
         #expect(
