@@ -52,7 +52,9 @@ extension SyncPull {
             var report = PullReport(round: plan.round, window: plan.window)
             report.diagnostics = plan.diagnostics
             report.unchanged = plan.unchanged
-            let records = Dictionary(try state.items(of: pairing).map { ($0.fileName, $0) }) { first, _ in first }
+            // A round with nothing to apply (the usual quiet one) does not read the records again.
+            let list = plan.updates.isEmpty && plan.deletions.isEmpty ? [] : try state.items(of: pairing)
+            let records = Dictionary(list.map { ($0.fileName, $0) }) { first, _ in first }
             let resolution = Resolution(overwriting: overwriting, archive: archive)
             var start = 0
             while start < plan.updates.count {

@@ -100,7 +100,7 @@ extension SyncPull {
                 "the export writes this series as \(encoded.masterCount) separate events with "
                     + "\(encoded.uids.count) UIDs (\(encoded.uids.prefix(3).joined(separator: ", "))"
                     + "\(encoded.uids.count > 3 ? ", …" : "")), which one item file cannot hold; not pulled",
-                file: folder.filePath(VdirFileName.forUID(encoded.uid)), eventID: graphID, subject: subject))
+                file: folder.path, eventID: graphID, subject: subject))
         return false
     }
 
