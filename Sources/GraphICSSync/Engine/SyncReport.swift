@@ -61,7 +61,8 @@ public struct SyncReport: Sendable, Equatable {
     public var isDryRun: Bool
     /// The pull's round; nil when nothing was pulled (`--push-only`).
     public var round: PullReport.Round?
-    /// The window the run mirrored.
+    /// The window Graph's changes are followed over: the one asked for, with the pull's lookahead (the
+    /// asked one for `--push-only`).
     public var window: SyncWindow
     public var items: [Item] = []
     /// Problems converting Graph's events (those items were left out).
