@@ -67,6 +67,8 @@ public struct SyncReport: Sendable, Equatable {
     public var items: [Item] = []
     /// Problems converting Graph's events (those items were left out).
     public var diagnostics: [Diagnostic] = []
+    /// Local changes a `--pull-only` run did not send (the next run without it sends them).
+    public var unsentLocalChanges = 0
     /// Set when the mass-deletion guard stopped the run before anything changed.
     public var refusal: MassDeletionGuard.Refusal?
 
@@ -167,6 +169,9 @@ extension SyncReport {
         var text =
             refusal.map { "stopped: " + $0.description }
             ?? (parts.isEmpty ? "no changes" : parts.joined(separator: ", "))
+        if unsentLocalChanges > 0 {
+            text += "; \(unsentLocalChanges) local change\(unsentLocalChanges == 1 ? "" : "s") not sent (--pull-only)"
+        }
         if let round = round?.summary { text += "; " + round }
         if isDryRun { text += "; dry run: nothing was changed" }
         return "sync: " + text
