@@ -51,6 +51,37 @@ import Testing
         #expect(try fixture.folder.scan().isEmpty && fixture.state.items(of: fixture.pairing).isEmpty)
     }
 
+    @Test func aPushedEventChangedOnBothSidesIsKeptUnderItsFileWithGraphsVersionUnderItsUID() throws {
+        let (fixture, id) = try Self.pushedSingle()
+        try fixture.edit("my-event.ics", replacing: "SUMMARY:", with: "SUMMARY:Planning (mine)")
+        let mine = try fixture.base.folder.read("my-event.ics").contents
+        try fixture.standIn.changeEvent(id: id, ["subject": "Planning (moved)"])
+        let kept = PullReport.KeptLocalChange(fileName: "my-event.ics", uid: Self.uid, wouldHave: .changed)
+
+        let pull = fixture.base.pull()
+        let plan = try pull.plan(window: fixture.base.window)
+        #expect(plan.round == .first && plan.keptLocalChanges == [kept] && plan.items.isEmpty, "\(plan.items)")
+        let graph = String(decoding: try #require(pull.graphVersion(ofFile: "my-event.ics", in: plan)), as: UTF8.self)
+        #expect(graph.contains("SUMMARY:Planning (moved)") && graph.contains("UID:\(Self.uid)"), "\(graph)")
+        #expect(try pull.apply(plan).keptLocalChanges == [kept])
+        #expect(try fixture.record("my-event.ics")?.changeKey == nil, "marked: Graph's version is read again")
+
+        // The next round reads the kept event again by its id, and keeps it under the same file.
+        let again = try fixture.base.run()
+        #expect(again.round == .changes && again.keptLocalChanges == [kept] && again.diagnostics.isEmpty)
+        #expect(try fixture.folder.scan().map(\.name) == ["my-event.ics"])
+
+        // Settled for Graph: its version replaces the file, under the file's UID, after the local text.
+        var archived: [String: Data] = [:]
+        let settled = try pull.apply(
+            try pull.plan(window: fixture.base.window), overwriting: ["my-event.ics"],
+            archive: { name, text in archived[name] = text })
+        #expect(settled.pulled == [.init(fileName: "my-event.ics", uid: Self.uid, action: .changed)])
+        #expect(archived == ["my-event.ics": mine])
+        #expect(try fixture.base.text("my-event.ics") == graph && fixture.folder.scan().count == 1)
+        #expect(try fixture.record("my-event.ics")?.graphID == id)
+    }
+
     @Test func aPushedSeriesWithAnOverrideKeepsItsFileAndUIDOnMasterAndOverride() throws {
         let fixture = try PushFixture()
         let uid = "local-series@example.org"
