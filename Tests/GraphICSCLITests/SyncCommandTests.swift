@@ -53,7 +53,7 @@ import Testing
         #expect(result.status == 0, "stderr: \(result.err)")
         #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
         let lines = result.out.split(separator: "\n").map(String.init)
-        #expect(lines.contains("pulled new  uid-lunch.ics  uid-lunch"), "\(lines)")
+        #expect(lines.contains("pulled new  uid-lunch.ics  Lunch"), "\(lines)")
         #expect(lines.last?.hasPrefix("sync: pulled 2 (2 new); first sync: read the whole window") == true, "\(lines)")
         let name = try String(contentsOfFile: fixture.folder + "/displayname", encoding: .utf8)
         #expect(name == "Calendar")
@@ -180,6 +180,17 @@ import Testing
         #expect(result.status == 0, "stderr: \(result.err)")
         #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
         #expect(fixture.account.standIn.events().count == 2)
+    }
+
+    @Test func aDryRunOfAFolderNeverSyncedCreatesNeitherTheFolderNorTheState() throws {
+        let fixture = try Fixture()
+        let result = try fixture.sync(["--dry-run"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.out.contains("would pull new  uid-lunch.ics  Lunch"), "\(result.out)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.folder))
+        #expect(!FileManager.default.fileExists(atPath: fixture.state + "/" + SyncState.fileName))
+        #expect(try fixture.sync().status == 0, "the real first sync afterwards")
+        #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
     }
 
     @Test func theJSONReportParses() throws {

@@ -67,6 +67,9 @@ public struct SyncRun {
         }
         let conflicts = try Self.conflicts(pullPlan, pushPlan).filter { try !sentBefore($0, pushPlan) }
         let resolutions = resolve(conflicts)
+        if !options.direction.pushes {
+            report.unsentLocalChanges = pushPlan.fileNames.subtracting(resolutions.keys).count
+        }
         if options.dryRun {
             report.items = planned(pullPlan, pushPlan, conflicts, resolutions)
         } else {
@@ -156,8 +159,11 @@ public struct SyncRun {
             let pulled = try pull.apply(pullPlan, overwriting: winners(.graph)) { name, contents in
                 kept[name] = try archive.keep(contents, of: name, side: .local)
             }
+            let subjects = PulledSubjects.of(pullPlan)
             items += pulled.pulled.filter { !conflicting.contains($0.fileName) }.map {
-                SyncReport.Item(fileName: $0.fileName, uid: $0.uid, outcome: .pulled(SyncReport.Change($0.action)))
+                SyncReport.Item(
+                    fileName: $0.fileName, uid: $0.uid, subject: subjects[$0.fileName],
+                    outcome: .pulled(SyncReport.Change($0.action)))
             }
         }
         var pushed: [PushedItem] = []
@@ -191,8 +197,11 @@ public struct SyncRun {
         _ resolutions: [String: SyncReport.Resolution]
     ) -> [SyncReport.Item] {
         let conflicting = Set(resolutions.keys)
+        let subjects = pullPlan.map(PulledSubjects.of) ?? [:]
         var items = (pullPlan?.items ?? []).filter { !conflicting.contains($0.fileName) }.map {
-            SyncReport.Item(fileName: $0.fileName, uid: $0.uid, outcome: .pulled(SyncReport.Change($0.action)))
+            SyncReport.Item(
+                fileName: $0.fileName, uid: $0.uid, subject: subjects[$0.fileName],
+                outcome: .pulled(SyncReport.Change($0.action)))
         }
         items += conflicts.map {
             SyncReport.Item(

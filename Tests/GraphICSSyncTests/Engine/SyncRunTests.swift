@@ -244,7 +244,7 @@ import Testing
         let outcomes = EngineFixture.outcomes(report)
         #expect(outcomes["uid-lunch.ics"] == .pulled(.changed))
         #expect(outcomes["khal-dentist.ics"] == .pushed(.changed) && outcomes["khal-new.ics"] == .pushed(.new))
-        #expect(report.lines.contains("would pull changed  uid-lunch.ics  uid-lunch"), "\(report.lines)")
+        #expect(report.lines.contains("would pull changed  uid-lunch.ics  Long lunch"), "\(report.lines)")
         #expect(try fixture.folderBytes() == bytes)
         #expect(FileManager.default.contents(atPath: stateFile) == stateBytes)
         #expect(
@@ -264,6 +264,7 @@ import Testing
         #expect(pulled.items.map(\.outcome) == [.pulled(.changed)])
         #expect(try fixture.base.text("uid-lunch.ics").contains("SUMMARY:Long lunch"))
         #expect(fixture.subjects() == ["Long lunch", "Dentist"], "nothing sent")
+        #expect(pulled.unsentLocalChanges == 1 && pulled.summary.contains("1 local change not sent (--pull-only)"))
 
         try fixture.standIn.changeEvent(id: "lunch", ["subject": "Short lunch"])
         let pushed = try fixture.run { $0.direction = .pushOnly }
