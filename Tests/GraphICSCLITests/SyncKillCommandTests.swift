@@ -97,6 +97,9 @@ import Testing
                 usleep(500)
             }
             process.waitUntilExit()
+            // Graph finishes what it was given before the next run starts (a request still being served
+            // would land in the middle of the rerun: a 412, reported as a conflict, then settled).
+            while standIn.server.inFlight > 0, Date() < deadline { usleep(1000) }
             return process.terminationReason == .uncaughtSignal
         }
 
@@ -134,5 +137,11 @@ import Testing
         let files = try FileManager.default.contentsOfDirectory(atPath: scenario.folder)
         #expect(files.filter { $0.hasSuffix(".ics") }.count == 43, "\(files.sorted())")
         #expect(files.allSatisfy { $0.hasSuffix(".ics") || $0 == "displayname" || $0 == "color" }, "\(files.sorted())")
+        // One file per event: no two files hold one summary (the pull's copy of a pushed event, say).
+        let summaries = try files.filter { $0.hasSuffix(".ics") }.flatMap { name in
+            try String(contentsOfFile: scenario.folder + "/" + name, encoding: .utf8).components(separatedBy: "\r\n")
+                .filter { $0.hasPrefix("SUMMARY:") }
+        }
+        #expect(Set(summaries).count == summaries.count, "two files hold one event")
     }
 }
