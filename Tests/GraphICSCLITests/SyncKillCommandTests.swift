@@ -20,17 +20,24 @@ import Testing
         private(set) var localFileNames: Set<String> = []
         private(set) var deletedSubjects: [String] = []
 
-        init() throws {
+        /// `events` events in Graph; with `syncedFirst`, one sync, then 5 new files, 3 edited and 2
+        /// deleted; without, only the 5 new files, before any sync.
+        init(events: Int = 40, syncedFirst: Bool = true) throws {
             account = try StandInAccount()
             account.standIn.addUser(displayName: "Ada Lovelace", mail: "ada@contoso.example", mailboxTimeZone: "UTC")
             var environment = try account.savedSignInEnvironment()
             environment["GRAPH_ICS_STATE_DIR"] = account.folder.appendingPathComponent("state").path
             self.environment = environment
             let start = Date().addingTimeInterval(86_400)
-            try standIn.addEvents(count: 40, from: start, to: start.addingTimeInterval(20 * 86_400))
-            let first = try sync()
-            #expect(first.status == 0, "first sync: \(first.err)")
-            try changeLocally()
+            try standIn.addEvents(count: events, from: start, to: start.addingTimeInterval(20 * 86_400))
+            if syncedFirst {
+                let first = try sync()
+                #expect(first.status == 0, "first sync: \(first.err)")
+            } else {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            }
+            try writeNewFiles()
+            if syncedFirst { try editAndDelete() }
         }
 
         func sync() throws -> ProcessResult {
@@ -45,7 +52,7 @@ import Testing
                 }, "no file has SUMMARY:\(subject)")
         }
 
-        private func changeLocally() throws {
+        private func writeNewFiles() throws {
             let day = ISO8601DateFormatter.string(
                 from: Date().addingTimeInterval(3 * 86_400), timeZone: .gmt, formatOptions: [.withFullDate]
             ).replacingOccurrences(of: "-", with: "")
@@ -60,6 +67,9 @@ import Testing
                 localFileNames.insert("kill-new-\(index).ics")
                 localSubjects.append("Written here \(index)")
             }
+        }
+
+        private func editAndDelete() throws {
             for index in 10...12 {
                 let name = try file(withSubject: "Event \(index)")
                 localFileNames.insert(name)
@@ -79,6 +89,17 @@ import Testing
         /// returns whether the kill came before the run ended.
         func syncKilled(atRequest n: Int) throws -> Bool {
             let base = standIn.requests.count
+            return try syncKilled { _ in standIn.requests.count - base >= n }
+        }
+
+        /// Starts `graph-ics sync` and SIGKILLs it `milliseconds` after it started.
+        func syncKilled(afterMilliseconds milliseconds: Int) throws -> Bool {
+            try syncKilled { $0 >= Double(milliseconds) / 1000 }
+        }
+
+        /// Starts `graph-ics sync` and SIGKILLs it as soon as `due` (given the seconds since the start) says so;
+        /// returns whether the kill came before the run ended.
+        private func syncKilled(when due: (TimeInterval) -> Bool) throws -> Bool {
             let process = Process()
             process.executableURL = try #require(GraphICSBinary.url)
             process.arguments = ["sync", folder]
@@ -88,9 +109,10 @@ import Testing
             process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
             process.standardError = FileHandle(forWritingAtPath: "/dev/null")
             try process.run()
-            let deadline = Date().addingTimeInterval(60)
+            let started = Date()
+            let deadline = started.addingTimeInterval(60)
             while process.isRunning, Date() < deadline {
-                if standIn.requests.count - base >= n {
+                if due(Date().timeIntervalSince(started)) {
                     kill(process.processIdentifier, SIGKILL)
                     break
                 }
@@ -143,5 +165,26 @@ import Testing
                 .filter { $0.hasPrefix("SUMMARY:") }
         }
         #expect(Set(summaries).count == summaries.count, "two files hold one event")
+    }
+
+    /// A first sync of 600 events and 5 files written before it, killed after a delay: from before the first
+    /// request, through the pull's files (written in batches), to the push's creates (such a run takes
+    /// about 1.2 s here, with other tests running).
+    static let delays = [30, 100, 200, 300, 450, 600, 750, 900, 1050, 1200]
+
+    @Test("a first graph-ics sync SIGKILLed after a delay converges when run again", arguments: delays)
+    func killedFirstSyncConverges(afterMilliseconds delay: Int) throws {
+        let scenario = try Scenario(events: 600, syncedFirst: false)
+        // A run that finished before the kill (the last delays, on a fast machine) counts too.
+        _ = try scenario.syncKilled(afterMilliseconds: delay)
+        let rerun = try scenario.sync()
+        #expect(rerun.status == 0, "rerun: \(rerun.out) \(rerun.err)")
+        let subjects = scenario.subjects
+        #expect(subjects.count == 605 && Set(subjects).count == 605, "\(subjects.count) events in Graph")
+        let settle = try scenario.sync()
+        #expect(settle.status == 0 && settle.out == "sync: no changes\n", "the next run: \(settle.out) \(settle.err)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: scenario.folder)
+        #expect(files.filter { $0.hasSuffix(".ics") }.count == 605)
+        #expect(files.allSatisfy { $0.hasSuffix(".ics") || $0 == "displayname" || $0 == "color" }, "\(files.sorted())")
     }
 }
