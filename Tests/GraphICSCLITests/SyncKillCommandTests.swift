@@ -7,7 +7,9 @@ import Testing
 /// test process, so Graph's side outlives the kill and finishes the write the client never hears of),
 /// then run again: Graph ends with every event once and every local edit, and the next run has nothing
 /// left to send.
-@Suite struct SyncKillCommandTests {
+/// One case at a time (`.serialized`): each spawns processes that sync hundreds of files, and dozens at
+/// once on a small machine starve the suites that time themselves.
+@Suite(.serialized) struct SyncKillCommandTests {
     /// A mailbox with 40 events in the coming days, synced once; then 5 new files, 3 edited, 2 deleted.
     final class Scenario {
         let account: StandInAccount

@@ -9,7 +9,9 @@ import Testing
 /// kills itself at the `n`th request sent or answered, the `n`th state commit (before or after it is
 /// durable) or the `n`th pulled batch on disk and not yet recorded. Each point is checked to have been
 /// reached (a marker the child writes as it dies), so the sweep cannot pass by never arriving.
-@Suite struct SyncKillTests {
+/// One case at a time (`.serialized`): each spawns processes that sync hundreds of files, and dozens at
+/// once on a small machine starve the suites that time themselves.
+@Suite(.serialized) struct SyncKillTests {
     /// A first pull of 301 items in pages of 25 and batches of 10: 14 requests (13 delta pages and the
     /// series' master), 31 batches, 32 commits (one per batch, then the delta link).
     static let firstPullPoints: [KillPoint] =

@@ -8,7 +8,9 @@ import Testing
 /// point of its pull or its push, then run again, ends as a clean sync does: no conflict (none was made
 /// on both sides), Graph has every event once with every local edit, and after one more run the folder
 /// holds the files a clean sync leaves.
-@Suite struct SyncTwoWayKillTests {
+/// One case at a time (`.serialized`): each spawns processes that sync hundreds of files, and dozens at
+/// once on a small machine starve the suites that time themselves.
+@Suite(.serialized) struct SyncTwoWayKillTests {
     /// The scenario's sync makes 33 requests (the pull's delta round; the push's lookups, creates, reads,
     /// PATCHes and DELETEs) and 17 commits (the pull's batch and delta link, one per push action, the
     /// pairing). Every answered request is a point: a write Graph has made (or a read) that the folder and
