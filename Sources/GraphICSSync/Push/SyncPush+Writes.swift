@@ -65,8 +65,9 @@ extension SyncPush {
     /// event again by the new file's source UID. The file made here is the event's source, so the copy
     /// goes, unless it was changed since the pull wrote it (then the create is refused, both files kept).
     /// The file goes before its record (which the caller drops when it records the new file): a run killed
-    /// in between leaves a record without a file, whose deletion the next push refuses as a conflict once
-    /// the event was brought to the new file (its change key moved), never a second event.
+    /// in between leaves the copy's record without its file, so the next push deletes that event and creates
+    /// it again from the new file (nothing lost, never two events); the other order would leave an
+    /// unrecorded copy that a push would create as a second event.
     func removePulledCopy(_ name: String) throws -> Bool {
         guard let record = try state.items(of: pairing).first(where: { $0.fileName == name }),
             let entry = try folder.entry(name)
