@@ -54,7 +54,7 @@ let package = Package(
         // The commands of graph-ics: option declarations, parsing, help, completions, the manual page.
         .target(
             name: "GraphICSCommands",
-            dependencies: ["ICalBridge", "GraphICS"]
+            dependencies: ["ICalBridge", "GraphICS", "GraphICSSync"]
         ),
         // The `graph-ics` executable: sets up the process (allocator, signals) and hands over to GraphICSCommands.
         .executableTarget(
@@ -79,7 +79,7 @@ let package = Package(
         // Runs the built binary: exit statuses, signals, the stand-in.
         .testTarget(
             name: "GraphICSCLITests",
-            dependencies: ["GraphICSMain", "GraphICS", "GraphStandIn", "TestSupport"]
+            dependencies: ["GraphICSMain", "GraphICS", "GraphICSSync", "GraphStandIn", "TestSupport"]
         ),
         .testTarget(
             name: "GraphICSSyncTests",

@@ -19,6 +19,8 @@ struct Session {
     let transport: CurlTransport
     let client: GraphClient
     var grant: Grant = .delegated
+    /// Where the client's tokens come from (a saved sign-in knows the user's name without asking Graph).
+    var tokens: (any AccessTokenSource)?
 
     /// Opens the session a command needs: reads the configuration (flags first, then `GRAPH_ICS_*`),
     /// chooses the token source (`GRAPH_ICS_ACCESS_TOKEN`, app-only with `--user`, or the saved sign-in)
@@ -47,7 +49,8 @@ struct Session {
         let grant: Grant =
             tokens is ClientCredentialsTokenSource
             ? .application : tokens is StaticTokenSource ? .givenToken : .delegated
-        return Session(configuration: configuration, transport: transport, client: client, grant: grant)
+        return Session(
+            configuration: configuration, transport: transport, client: client, grant: grant, tokens: tokens)
     }
 
     /// The longest `GRAPH_ICS_TIMEOUT` graph-ics takes, in seconds (one hour).

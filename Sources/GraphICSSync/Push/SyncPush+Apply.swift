@@ -1,0 +1,111 @@
+import Foundation
+import GraphICS
+import ICalBridge
+
+extension SyncPush {
+    /// Sends the actions of `plan`, one at a time, each recorded in its own transaction once Graph confirmed
+    /// it. The items in `skipping` (unresolved conflicts) are left out; for the items in `overriding` (the
+    /// local version won a conflict) Graph's change key is not compared and `If-Match` names Graph's current
+    /// etag. Running it again after a kill, from a new plan, sends nothing twice.
+    ///
+    /// - Throws: what stopped the run: Graph refusing the sign-in or unavailable (`GraphError`,
+    ///   `AuthError`), the state or the folder failing. Everything applied before it is recorded.
+    public func apply(_ plan: PushPlan, skipping: Set<String> = [], overriding: Set<String> = []) throws
+        -> PushReport
+    {
+        var report = PushReport(items: plan.problems, diagnostics: plan.diagnostics)
+        var owners = Dictionary(
+            try state.items(of: pairing).compactMap { record in record.graphID.map { ($0, record.fileName) } }
+        ) { first, _ in first }
+        for action in plan.actions where !skipping.contains(action.fileName) {
+            guard let item = try apply(action, overriding: overriding.contains(action.fileName), owners: &owners)
+            else { continue }
+            report.items.append(item)
+        }
+        return report
+    }
+
+    /// Applies one action; nil for a record without a Graph event whose file is gone (forgotten, nothing to
+    /// report). `owners` are the recorded Graph ids and their files.
+    private func apply(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem? {
+        var item = problem(action, .pushed(.new))
+        do {
+            switch action.kind {
+            case .create:
+                (item.outcome, item.graphID) = try create(action, owners: &owners)
+            case .update:
+                item.outcome = try update(action, overriding: overriding)
+            case .delete:
+                guard action.graphID != nil else {
+                    try forget(action)
+                    return nil
+                }
+                item.outcome = try delete(action, overriding: overriding)
+            }
+        } catch {
+            item.outcome = try Self.itemOutcome(error)
+        }
+        return item
+    }
+
+    /// The outcome of an item whose action threw `error`; rethrows an error that stops the whole run.
+    static func itemOutcome(_ error: any Error) throws -> PushedItem.Outcome {
+        switch error {
+        case let conflict as EditConflict:
+            return .conflict(
+                reason: "changed in Outlook while the push was sending it (If-Match answered 412"
+                    + (conflict.error.requestID.map { ", request-id \($0)" } ?? "") + ")")
+        case let error as GraphError where error.kind == .unauthorized || error.kind == .unavailable:
+            throw error
+        case let error as GraphError:
+            return .failed(reason: error.description, requestID: error.requestID)
+        case let error as ICalBridgeError:
+            return .failed(reason: error.description, requestID: nil)
+        default:
+            throw error
+        }
+    }
+
+    // MARK: Recording
+
+    /// Records the item of `action` as Graph now has it: its Graph id and change key, the file's stat and
+    /// hash as planned, the series' occurrences; a renamed item's old record goes in the same transaction.
+    func record(_ action: PushAction, graphID: String, changeKey: String?, occurrences: [String]) throws {
+        guard let file = action.file, let uid = action.uid else { return }
+        try beforeRecording?(action)
+        try state.transaction {
+            if let old = action.renamedFrom {
+                try state.deleteItem(fileName: old, in: pairing)
+                try state.clearOccurrences(of: old, in: pairing)
+            }
+            try state.upsert(
+                SyncItemRecord(
+                    fileName: action.fileName, uid: uid, graphID: graphID, changeKey: changeKey,
+                    size: file.entry.size, modificationNanoseconds: file.entry.modificationNanoseconds,
+                    sha256: file.sha256),
+                in: pairing)
+            try state.setOccurrences(occurrences, of: action.fileName, in: pairing)
+        }
+    }
+
+    /// Forgets the item of a deletion (its record and occurrences).
+    func forget(_ action: PushAction) throws {
+        try beforeRecording?(action)
+        try state.transaction {
+            try state.deleteItem(fileName: action.fileName, in: pairing)
+            try state.clearOccurrences(of: action.fileName, in: pairing)
+        }
+    }
+
+    /// The ids of the occurrences and exceptions of the series `id` in the window of the last pull (what the
+    /// pull records, so that a removed occurrence finds its file); none for a single event, or before any pull.
+    func occurrenceIDs(ofSeries id: String, isSeries: Bool) throws -> [String] {
+        guard isSeries, let window = try state.deltaCheckpoint(of: pairing)?.window else { return [] }
+        var ids: [String] = []
+        try client.instances(seriesMasterID: id, start: window.startDate, end: window.endDate) { page in
+            let object = (try? JSONSerialization.jsonObject(with: page)) as? [String: Any]
+            ids += (object?["value"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        }
+        return ids
+    }
+}

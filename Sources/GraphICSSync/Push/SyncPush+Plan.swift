@@ -1,0 +1,138 @@
+import Foundation
+import GraphICS
+import ICalBridge
+
+extension SyncPush {
+    /// Every local change since the last sync, as actions; reads the folder and the state, nothing else.
+    public func plan() throws -> PushPlan {
+        let entries = try folder.scan()
+        let records = try state.items(of: pairing)
+        let present = Set(entries.map(\.name))
+        var recorded = Dictionary(records.map { ($0.fileName, $0) }) { first, _ in first }
+        // A record whose file is gone, found again under another name by its UID: the item was renamed.
+        var vanished = Dictionary(
+            records.filter { !present.contains($0.fileName) && $0.graphID != nil }.map { ($0.uid, $0) }
+        ) { first, _ in first }
+        var owners = Dictionary(records.filter { present.contains($0.fileName) }.map { ($0.uid, $0.fileName) }) {
+            first, _ in first
+        }
+        var plan = PushPlan()
+        for entry in entries {
+            let record = recorded[entry.name].flatMap { $0.graphID == nil ? nil : $0 }
+            if let record, record.matches(entry) { continue }
+            let file = try folder.read(entry.name)
+            if let record, file.sha256 == record.sha256 { continue }
+            guard let event = readEvent(file, &plan) else { continue }
+            let uid = event.sourceUID
+            var action = PushAction(
+                fileName: entry.name, uid: uid, subject: event.payload.subject, kind: .create, graphID: nil,
+                file: file, event: event, record: nil)
+            if let record {
+                guard record.uid == uid else {
+                    plan.problems.append(
+                        problem(
+                            action,
+                            .refused(
+                                reason: "its UID changed from \(record.uid) since the last sync, and Graph keeps an "
+                                    + "event's UID; restore the UID, or save the event as a new file")))
+                    continue
+                }
+                (action.kind, action.graphID, action.record) = (.update, record.graphID, record)
+            } else if let moved = vanished.removeValue(forKey: uid) {
+                (action.kind, action.graphID, action.record) = (.update, moved.graphID, moved)
+                action.renamedFrom = moved.fileName
+                recorded[moved.fileName] = nil
+            } else if let owner = owners[uid], owner != entry.name {
+                plan.problems.append(
+                    problem(
+                        action, .refused(reason: "\(owner) has the same UID; a synced folder holds one file per UID")))
+                continue
+            }
+            owners[uid] = entry.name
+            plan.actions.append(action)
+        }
+        for record in records where !present.contains(record.fileName) && recorded[record.fileName] != nil {
+            plan.actions.append(
+                PushAction(
+                    fileName: record.fileName, uid: record.uid, subject: nil, kind: .delete, graphID: record.graphID,
+                    record: record))
+        }
+        return plan
+    }
+
+    /// The one event (or series) of `file` as the import maps it for ``settings``; nil, with the reason in
+    /// `plan`, when it holds no event (left alone, no reason), cannot be read (`failed`) or Graph cannot hold
+    /// it as one event (`refused`).
+    func readEvent(_ file: VdirItem, _ plan: inout PushPlan) -> PlannedEvent? {
+        var options = settings.importOptions
+        options.strict = true
+        options.file = path(file.entry.name)
+        let blank = PushAction(fileName: file.entry.name, kind: .create)
+        let imported: ImportPlan
+        do {
+            imported = try ICSToGraph.plan(file.contents, options: options, settings: settings.importSettings)
+        } catch {
+            plan.diagnostics.append(Diagnostic(.error, error.message, file: options.file))
+            plan.problems.append(problem(blank, .failed(reason: error.message, requestID: nil)))
+            return nil
+        }
+        // To-dos and journal entries belong to other tools: not an item of the sync, and no complaint.
+        guard imported.sourceEvents > 0 else { return nil }
+        plan.diagnostics += imported.diagnostics
+        let uids = imported.events.map(\.sourceUID)
+        var named = blank
+        named.uid = uids.first
+        named.subject = imported.events.first?.payload.subject
+        if let error = imported.diagnostics.first(where: { $0.severity == .error }) {
+            named.uid = named.uid ?? error.eventID
+            named.subject = named.subject ?? error.subject
+            plan.problems.append(problem(named, Self.outcome(of: error)))
+            return nil
+        }
+        if let refusal = Self.shapeRefusal(imported.events) {
+            plan.problems.append(problem(named, .refused(reason: refusal)))
+            return nil
+        }
+        return imported.events.first
+    }
+
+    /// Why the events a file maps to are not one Graph event or series; nil when they are.
+    static func shapeRefusal(_ events: [PlannedEvent]) -> String? {
+        let uids = Set(events.map(\.sourceUID))
+        if uids.count > 1 {
+            return
+                "the file holds \(uids.count) events with different UIDs (\(uids.sorted().joined(separator: ", "))); "
+                + "a synced file holds one event or one series"
+        }
+        guard events.count > 1 else { return events.isEmpty ? "the file holds no event graph-ics can read" : nil }
+        if let stray = events.dropFirst().first(where: { $0.recurrenceID != nil })?.recurrenceID {
+            return
+                "the override RECURRENCE-ID \(stray) names no occurrence of the series, so Graph would hold it as an "
+                + "event of its own"
+        }
+        return "the file holds \(events.count) events with one UID and no RECURRENCE-ID; a synced file holds one "
+            + "event or one series"
+    }
+
+    /// The import's error for a file, as the push reports it: a recurrence Graph cannot hold is refused
+    /// (the strict reading's refusal), anything else failed, with its line.
+    static func outcome(of error: Diagnostic) -> PushedItem.Outcome {
+        let strict = "; refused (--strict)"
+        if error.message.hasSuffix(strict) {
+            return .refused(reason: String(error.message.dropLast(strict.count)))
+        }
+        return .failed(reason: (error.line.map { "line \($0): " } ?? "") + error.message, requestID: nil)
+    }
+
+    func problem(_ action: PushAction, _ outcome: PushedItem.Outcome) -> PushedItem {
+        PushedItem(
+            fileName: action.fileName, uid: action.uid, subject: action.subject, graphID: action.graphID,
+            outcome: outcome)
+    }
+}
+
+extension PushAction {
+    init(fileName: String, kind: Kind) {
+        self.init(fileName: fileName, uid: nil, subject: nil, kind: kind, graphID: nil)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GraphICS
+import ICalBridge
+
+extension SyncPush {
+    /// The single-value extended property a push writes on every event it changes: the SHA-256 (hex) of
+    /// the file it sent, so that a run killed between Graph's answer and the state's commit knows, when it
+    /// finds the change key moved, that the change was its own and not one made in Outlook.
+    public static let filePropertyID = "String {6a3d0f5e-2c41-4b8e-9d7a-3f1c5e8b2a90} Name graph-ics.sync-file"
+
+    static func fileValue(_ sha256: Data) -> String {
+        sha256.map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: Create
+
+    /// Creates the event of a new file through the import (found again by its source UID when a killed run
+    /// made it already) and records it; returns the outcome and the event's id.
+    func create(_ action: PushAction, owners: inout [String: String]) throws -> (PushedItem.Outcome, String?) {
+        guard let event = action.event else { return (.failed(reason: "the file was not read", requestID: nil), nil) }
+        if EventImporter.isCancellation(event) {
+            return (
+                .refused(reason: "the event is cancelled (STATUS:CANCELLED or METHOD:CANCEL): nothing to create"), nil
+            )
+        }
+        let item = ImportItem(file: path(action.fileName), event: event)
+        let report = EventImporter(client: client).run([item])
+        if let stop = report.stoppedBy { throw stop }
+        guard let result = report.results.first, let id = result.eventID,
+            result.action == .created || result.action == .skipped
+        else {
+            let reason = report.results.first?.error ?? "the import did not create the event"
+            return (.failed(reason: reason, requestID: nil), report.results.first?.eventID)
+        }
+        if let owner = owners[id], owner != action.fileName, owner != action.renamedFrom {
+            return (.refused(reason: "Graph's event \(id) with this UID is synced as \(owner) already"), id)
+        }
+        let graph = try GraphItemState(client.event(id: id), operation: "reading event \(id)")
+        let occurrences = try occurrenceIDs(ofSeries: id, isSeries: event.payload.recurrence != nil)
+        try record(action, graphID: id, changeKey: graph.changeKey, occurrences: occurrences)
+        owners[id] = action.fileName
+        return (.pushed(.new), id)
+    }
+
+    // MARK: Update
+
+    /// Changes the event of a changed file: the checks (change key, meeting), the PATCH with `If-Match`, a
+    /// series' occurrences, the record.
+    func update(_ action: PushAction, overriding: Bool) throws -> PushedItem.Outcome {
+        guard let event = action.event, let file = action.file, let recorded = action.record,
+            let id = recorded.graphID
+        else { return .failed(reason: "the file was not read", requestID: nil) }
+        guard let graph = try current(id) else {
+            return .conflict(reason: "deleted in Outlook since the last sync, and changed here")
+        }
+        var landed = false
+        if !overriding, graph.changeKey != recorded.changeKey {
+            // Graph's change key moved: changed in Outlook, unless it is this file's own change, sent by a run
+            // killed before it could record it.
+            landed = try holdsFile(id, file.sha256)
+            guard landed else { return .conflict(reason: "changed in Outlook since the last sync, and changed here") }
+        }
+        if graph.mailsAttendees, !settings.notifiesAttendees { return .held(attendees: graph.attendees) }
+        let isSeries = event.payload.recurrence != nil
+        if graph.type == "seriesMaster", !isSeries {
+            return .refused(
+                reason: "Graph holds a series and the file now holds a single event (no RRULE); Graph cannot make a "
+                    + "series single: delete the file and save the event as a new one")
+        }
+        var changeKey = graph.changeKey
+        if !landed {
+            try beforeWriting?(action)
+            var payload = event.updatePayload
+            payload.singleValueExtendedProperties =
+                (payload.singleValueExtendedProperties ?? [])
+                + [GraphSingleValueExtendedProperty(id: Self.filePropertyID, value: Self.fileValue(file.sha256))]
+            let etag = overriding ? graph.etag ?? "*" : GraphItemState.etag(forChangeKey: recorded.changeKey ?? "")
+            let answer = try client.updateEvent(id: id, patch: try payload.jsonPayload(), ifMatch: etag)
+            changeKey = try GraphItemState(answer, operation: "updating event \(id)").changeKey
+        }
+        if isSeries {
+            if !event.followUps.isEmpty {
+                let item = ImportItem(file: path(action.fileName), event: event)
+                let result = try EventImporter(client: client).finishSeries(
+                    of: item, seriesID: id, attendees: graph.attendees)
+                if result.action == .failed {
+                    return .failed(reason: result.error ?? "its occurrences were not changed", requestID: nil)
+                }
+            }
+            // The occurrences' changes gave the master a new change key.
+            changeKey = try current(id)?.changeKey ?? changeKey
+        }
+        try record(
+            action, graphID: id, changeKey: changeKey, occurrences: try occurrenceIDs(ofSeries: id, isSeries: isSeries))
+        return .pushed(.changed)
+    }
+
+    // MARK: Delete
+
+    /// Deletes the event of a deleted file: the same checks, then DELETE with `If-Match`; an event already
+    /// gone just drops the record.
+    func delete(_ action: PushAction, overriding: Bool) throws -> PushedItem.Outcome {
+        guard let record = action.record, let id = record.graphID else {
+            return .failed(reason: "the item has no Graph event", requestID: nil)
+        }
+        guard let graph = try current(id) else {
+            try forget(action)
+            return .pushed(.deleted)
+        }
+        if !overriding, graph.changeKey != record.changeKey {
+            return .conflict(reason: "changed in Outlook since the last sync, and deleted here")
+        }
+        if graph.mailsAttendees, !settings.notifiesAttendees { return .held(attendees: graph.attendees) }
+        try beforeWriting?(action)
+        let etag = overriding ? graph.etag ?? "*" : GraphItemState.etag(forChangeKey: record.changeKey ?? "")
+        do {
+            try client.deleteEvent(id: id, ifMatch: etag)
+        } catch let error as GraphError where error.kind == .notFound {
+            // Gone meanwhile: what was asked for.
+        }
+        try forget(action)
+        return .pushed(.deleted)
+    }
+
+    // MARK: Reading Graph
+
+    /// The event `id` as Graph has it now; nil when Graph no longer has it (404).
+    func current(_ id: String) throws -> GraphItemState? {
+        do {
+            return try GraphItemState(client.event(id: id), operation: "reading event \(id)")
+        } catch let error as GraphError where error.kind == .notFound {
+            return nil
+        }
+    }
+
+    /// Whether the event `id` carries ``filePropertyID`` with the hash `sha256`: an earlier push sent this
+    /// very file to it.
+    func holdsFile(_ id: String, _ sha256: Data) throws -> Bool {
+        try client.findEvents(withExtendedProperty: Self.filePropertyID, value: Self.fileValue(sha256))
+            .contains { $0.id == id }
+    }
+}
