@@ -22,7 +22,8 @@ enum GraphStandInServer {
         would.
         --stats FILE receives what the stand-in saw as JSON: requests, Graph operations (parts of a
         $batch counted one by one), calendarView requests, $batch requests, the most requests in
-        flight for the mailbox, events stored (occurrences included). It is written (atomically) on
+        flight for the mailbox, events stored (occurrences included), and the operations counted by
+        method and path with the ids left out (operationsByPath). It is written (atomically) on
         SIGUSR1, which leaves the stand-in serving, and on SIGTERM or SIGINT, which stop it.
 
         """
@@ -108,9 +109,11 @@ enum GraphStandInServer {
     /// that a reader never sees half of it.
     static func writeStats(of standIn: GraphStandIn, to path: String) throws {
         let requests = standIn.requests
-        let stats: [String: Int] = [
+        let operations = standIn.operations
+        let stats: [String: Any] = [
             "requests": requests.count,
-            "operations": standIn.operations.count,
+            "operations": operations.count,
+            "operationsByPath": Dictionary(operations.map { (pathShape(of: $0), 1) }, uniquingKeysWith: +),
             "calendarView": requests.filter { $0.path.hasSuffix("/calendarView") }.count,
             "batch": requests.filter { $0.path.hasSuffix("/$batch") }.count,
             "maxInFlightPerMailbox": standIn.maxInFlightPerMailbox,
@@ -119,6 +122,14 @@ enum GraphStandInServer {
         ]
         let data = try JSONSerialization.data(withJSONObject: stats, options: [.sortedKeys])
         try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// A request as `METHOD /path` with the version and every id left out (`GET /me/events/{id}/instances`),
+    /// so that the statistics count requests of one kind together.
+    static func pathShape(of request: GraphStandIn.RecordedRequest) -> String {
+        let segments = request.path.split(separator: "/").dropFirst(request.path.hasPrefix("/v1.0") ? 1 : 0)
+        let shape = segments.map { $0.count > 20 ? "{id}" : String($0) }.joined(separator: "/")
+        return request.method.uppercased() + " /" + shape
     }
 
     /// `YYYY-MM-DD` at 00:00 UTC, or the Monday of this week.
