@@ -183,7 +183,7 @@ struct ImportCommand: Command {
 
     /// The id of the calendar `--calendar` names, nil for the default calendar, also when `--calendar` names
     /// it: an event imported there without `--calendar` is found, not imported a second time.
-    private static func calendarID(for nameOrID: String?, in client: GraphClient) throws -> String? {
+    static func calendarID(for nameOrID: String?, in client: GraphClient) throws -> String? {
         guard let id = try CalendarChoice.id(for: nameOrID, in: client) else { return nil }
         let isDefault = try client.calendars().contains { $0.id == id && $0.isDefaultCalendar == true }
         return isDefault ? nil : id

@@ -17,7 +17,8 @@ struct SyncCommand: Command {
     static let discussion = """
         Keeps the folder DIR (created when missing) and a calendar in step. DIR is a vdir, as khal
         and vdirsyncer read it: one .ics file per event or whole series, named after its UID, and
-        the calendar's name in 'displayname'. Other files (VTODO items, notes) are left alone.
+        the calendar's name and colour in 'displayname' and 'color'. Other files (VTODO items,
+        notes) are left alone.
 
         Pulled: what changed in Outlook since the last run, for the events from --past days ago to
         --future days ahead: new and changed events are written, deleted ones removed. Pushed:
@@ -158,24 +159,25 @@ struct SyncCommand: Command {
 
     /// Opens everything the run needs and runs it.
     private func sync(_ terminal: Terminal) throws -> SyncReport {
+        let session = try Session.open(
+            connection, need: dryRun || direction == .pullOnly ? .read : .write, terminal: terminal)
         let folder = try Self.openFolder(directory)
         if reset, let item = try folder.scan().first {
             throw UsageError(
                 "--reset starts over from an empty folder, and \(folder.path) holds \(item.name) (and maybe more): "
                     + "move its .ics files away first, so that nothing is sent to Outlook twice")
         }
-        let session = try Session.open(
-            connection, need: dryRun || direction == .pullOnly ? .read : .write, terminal: terminal)
         let environment = ProcessInfo.processInfo.environment
         let stateDirectory = try SyncStateDirectory.path(environment)
         try SyncStateDirectory.prepare(stateDirectory)
         let account = try Self.account(session, user: connection.user)
-        let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
+        let calendarID = try ImportCommand.calendarID(for: calendar, in: session.client)
         let state = try SyncState(path: (stateDirectory as NSString).appendingPathComponent(SyncState.fileName))
         let pairing = try state.pairing(
             SyncPairingKey(account: account, calendarID: calendarID ?? Self.defaultCalendarKey, folder: folder))
         var options = SyncOptions(window: SyncOptions.window(past: past, future: future))
         options.direction = direction
+        options.calendarID = calendarID
         options.conflicts = conflict
         options.allowsMassDeletion = allowMassDelete
         options.dryRun = dryRun
@@ -234,23 +236,26 @@ struct SyncCommand: Command {
         return zone
     }
 
-    /// The calendar's name, for the folder's `displayname`.
+    /// The calendar's name and colour, for the folder's `displayname` and `color`.
     static func metadata(of calendarID: String?, in client: GraphClient) throws -> CalendarMetadata? {
         let calendar = try client.calendars().first { candidate in
             calendarID.map { candidate.id == $0 } ?? (candidate.isDefaultCalendar == true)
         }
-        return calendar.map { CalendarMetadata(name: $0.name, hexColor: nil) }
+        return calendar.map { CalendarMetadata(name: $0.name, hexColor: $0.hexColor) }
     }
 
-    /// Asks on the terminal which version of a conflicting item to keep.
-    static func ask(_ conflict: SyncConflict, _ terminal: Terminal) -> SyncReport.Resolution {
+    /// Asks on the terminal which version of a conflicting item to keep; `read` reads one answer (nil at the
+    /// end of the input, which skips).
+    static func ask(
+        _ conflict: SyncConflict, _ terminal: Terminal, read: () -> String? = { readLine() }
+    ) -> SyncReport.Resolution {
         let name = conflict.subject.map { " \"\($0)\"" } ?? conflict.uid.map { " \($0)" } ?? ""
         terminal.err(
             "conflict: \(conflict.fileName)\(name) was \(conflict.local.rawValue) here and "
                 + "\(conflict.graph.rawValue) in Outlook since the last sync.")
         while true {
             terminal.err("Keep [m]ine, keep [o]utlook's, or [s]kip (change neither)?")
-            guard let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() else { return .skip }
+            guard let answer = read()?.trimmingCharacters(in: .whitespaces).lowercased() else { return .skip }
             switch answer {
             case "m", "mine": return .local
             case "o", "outlook", "outlook's": return .graph

@@ -53,13 +53,33 @@ import Testing
         #expect(result.status == 0, "stderr: \(result.err)")
         #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
         let lines = result.out.split(separator: "\n").map(String.init)
-        #expect(lines.contains("pulled new  uid-lunch.ics  uid-lunch"), "\(lines)")
+        #expect(lines.contains("pulled new  uid-lunch.ics  Lunch"), "\(lines)")
         #expect(lines.last?.hasPrefix("sync: pulled 2 (2 new); first sync: read the whole window") == true, "\(lines)")
         let name = try String(contentsOfFile: fixture.folder + "/displayname", encoding: .utf8)
         #expect(name == "Calendar")
+        #expect(!FileManager.default.fileExists(atPath: fixture.folder + "/color"), "a calendar with no colour")
         let lunch = try String(contentsOfFile: fixture.folder + "/uid-lunch.ics", encoding: .utf8)
         #expect(lunch.contains("SUMMARY:Lunch") && lunch.contains("UID:uid-lunch"))
         #expect(FileManager.default.fileExists(atPath: fixture.state + "/" + SyncState.fileName))
+    }
+
+    @Test func anotherCalendarIsSyncedWithItsNameAndColour() throws {
+        let fixture = try Fixture()
+        let standIn = fixture.account.standIn
+        let work = standIn.addCalendar(name: "Work", hexColor: "#FF8C00")
+        let day = ISO8601DateFormatter.string(
+            from: Date().addingTimeInterval(86_400), timeZone: .gmt, formatOptions: [.withFullDate])
+        try standIn.addEvent(
+            [
+                "subject": "Planning", "iCalUId": "uid-planning",
+                "start": ["dateTime": "\(day)T09:00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "\(day)T10:00:00", "timeZone": "UTC"],
+            ], calendar: work)
+        let result = try fixture.sync(["--calendar", "Work"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(fixture.itemNames == ["uid-planning.ics"])
+        #expect(try String(contentsOfFile: fixture.folder + "/displayname", encoding: .utf8) == "Work")
+        #expect(try String(contentsOfFile: fixture.folder + "/color", encoding: .utf8) == "#FF8C00")
     }
 
     @Test func aSecondRunWithNothingToDoSaysSoAfterOneGraphRequest() throws {
@@ -91,6 +111,75 @@ import Testing
         #expect(result.status == 75)
         #expect(result.err.contains("another graph-ics sync (process \(getpid())) is working on"), "\(result.err)")
         #expect(result.out.isEmpty)
+    }
+
+    @Test func aConflictWithoutATerminalChangesNeitherSideAndExits1() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        let lunch = try #require(fixture.account.standIn.events().first { $0["subject"] as? String == "Lunch" })
+        try fixture.account.standIn.changeEvent(id: try #require(lunch["id"] as? String), ["subject": "Outlook lunch"])
+        let path = fixture.folder + "/uid-lunch.ics"
+        let mine = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+            of: "SUMMARY:Lunch", with: "SUMMARY:My lunch")
+        try Data(mine.utf8).write(to: URL(fileURLWithPath: path))
+
+        let result = try fixture.sync()
+        #expect(result.status == 1, "stderr: \(result.err)")
+        #expect(result.out.contains("conflict  uid-lunch.ics  My lunch (changed here and in Outlook"), "\(result.out)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == mine)
+        #expect(fixture.account.standIn.events().contains { $0["subject"] as? String == "Outlook lunch" })
+
+        let settled = try fixture.sync(["--conflict", "graph"])
+        #expect(settled.status == 0, "stderr: \(settled.err)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("SUMMARY:Outlook lunch"))
+        let kept = try FileManager.default.contentsOfDirectory(atPath: fixture.state + "/conflicts")
+        #expect(kept.count == 1 && kept.first?.hasSuffix(".local.ics") == true && settled.out.contains(kept[0]))
+    }
+
+    @Test func aDryRunChangesNothing() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        try fixture.addEvent("Retro", daysAhead: 3, uid: "uid-retro")
+        let result = try fixture.sync(["--dry-run"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.out.contains("would pull new  uid-retro.ics"), "\(result.out)")
+        #expect(result.out.hasSuffix("; dry run: nothing was changed\n"))
+        #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
+    }
+
+    @Test func anEmptiedFolderIsRefusedWithExit1AndChangesNothing() throws {
+        let fixture = try Fixture()
+        for day in 0..<6 { try fixture.addEvent("Event \(day)", daysAhead: 6 + day, uid: "uid-e\(day)") }
+        #expect(try fixture.sync().status == 0)
+        for name in fixture.itemNames { try FileManager.default.removeItem(atPath: fixture.folder + "/" + name) }
+        let result = try fixture.sync()
+        #expect(result.status == 1)
+        #expect(result.err.contains("error: this sync would delete 8 of the 8 items in Outlook"), "\(result.err)")
+        #expect(result.err.contains("--allow-mass-delete"))
+        #expect(fixture.account.standIn.events().count == 8)
+    }
+
+    @Test func withoutASignInItExits77AndCreatesNothing() throws {
+        let fixture = try Fixture()
+        var environment = fixture.account.baseEnvironment
+        environment["GRAPH_ICS_STATE_DIR"] = fixture.state
+        environment["GRAPH_ICS_CONFIG_DIR"] = fixture.account.folder.appendingPathComponent("no-sign-in").path
+        let result = try fixture.account.run(["sync", fixture.folder], environment: environment)
+        #expect(result.status == 77, "\(result.err)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.folder))
+        #expect(!FileManager.default.fileExists(atPath: fixture.state))
+    }
+
+    @Test func resetStartsOverOnlyFromAnEmptyFolder() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        let refused = try fixture.sync(["--reset"])
+        #expect(refused.status == 64 && refused.err.contains("move its .ics files away first"), "\(refused.err)")
+        for name in fixture.itemNames { try FileManager.default.removeItem(atPath: fixture.folder + "/" + name) }
+        let result = try fixture.sync(["--reset"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
+        #expect(fixture.account.standIn.events().count == 2)
     }
 
     @Test func theJSONReportParses() throws {

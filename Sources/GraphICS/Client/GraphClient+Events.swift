@@ -31,20 +31,22 @@ extension GraphClient {
     ///
     /// Pages hold up to `pageSize` events (`$top`, at most 1000); `@odata.nextLink` is followed verbatim, and
     /// a link to another scheme, host or port than ``baseURL``'s is refused with a ``GraphError`` before
-    /// any token is sent there. Ranges longer than ``calendarViewWindow`` are read as consecutive windows,
-    /// every event once (see ``windowedPages(path:start:end:window:pageSize:operation:onPage:)``).
+    /// any token is sent there. Ranges longer than `window` (``calendarViewWindow`` unless given; at most
+    /// ``longestRange``) are read as consecutive windows, every event once (see
+    /// ``windowedPages(path:start:end:window:pageSize:operation:onPage:)``).
     ///
     /// - Parameter calendarID: a calendar's id, or `nil` for the default calendar.
     public func calendarView(
         calendarID: String? = nil,
         start: Date,
         end: Date,
+        window: TimeInterval = calendarViewWindow,
         pageSize: Int = 1000,
         onPage: (Data) throws -> Void
     ) throws {
         let path = (calendarID == nil ? mailbox.path : calendarPath(calendarID)) + "/calendarView"
         try windowedPages(
-            path: path, start: start, end: end, window: Self.calendarViewWindow, pageSize: pageSize,
+            path: path, start: start, end: end, window: window, pageSize: pageSize,
             operation: "reading calendarView", onPage: onPage)
     }
 

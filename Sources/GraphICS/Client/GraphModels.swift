@@ -36,19 +36,24 @@ public struct GraphCalendar: Codable, Equatable, Sendable {
     public var isDefaultCalendar: Bool?
     public var canEdit: Bool?
     public var owner: GraphEmailAddress?
+    /// The colour the user gave the calendar, `#RRGGBB`; empty when they never set one (`sync` writes it
+    /// into the folder's `color` file).
+    public var hexColor: String?
 
     public init(
         id: String,
         name: String? = nil,
         isDefaultCalendar: Bool? = nil,
         canEdit: Bool? = nil,
-        owner: GraphEmailAddress? = nil
+        owner: GraphEmailAddress? = nil,
+        hexColor: String? = nil
     ) {
         self.id = id
         self.name = name
         self.isDefaultCalendar = isDefaultCalendar
         self.canEdit = canEdit
         self.owner = owner
+        self.hexColor = hexColor
     }
 }
 

@@ -27,6 +27,9 @@ public struct SyncOptions: Sendable {
         case local
     }
 
+    /// Graph's id of the calendar; nil for the mailbox's default (primary) calendar, whose changes are read
+    /// through `calendarView/delta`.
+    public var calendarID: String?
     /// The span of time the folder mirrors (instants, UTC).
     public var window: SyncWindow
     public var direction: Direction = .both

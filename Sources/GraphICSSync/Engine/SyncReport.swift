@@ -107,8 +107,10 @@ extension SyncReport.Outcome {
         switch (resolution, dryRun) {
         case (.graph, true): return "\(why); would keep Outlook's version and copy yours to the conflicts folder"
         case (.local, true): return "\(why); would keep yours and copy Outlook's version to the conflicts folder"
-        case (.graph, false): return "Outlook's version kept; yours is kept under \(kept ?? "?")"
-        case (.local, false): return "your version kept; Outlook's is kept under \(kept ?? "?")"
+        case (.graph, false):
+            return kept.map { "Outlook's version kept; yours is kept under \($0)" } ?? "Outlook's version kept"
+        case (.local, false):
+            return kept.map { "your version kept; Outlook's is kept under \($0)" } ?? "your version kept"
         case (.skip, _):
             return "\(why); neither side changed (run with --conflict graph or --conflict local to settle it)"
         }

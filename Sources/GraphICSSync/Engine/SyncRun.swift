@@ -3,12 +3,12 @@ import GraphICS
 import ICalBridge
 
 /// One run of `graph-ics sync` over one pairing: takes the folder's lock, plans both sides, checks the
-/// plan against the mass-deletion guard, settles conflicts, applies (unless a dry run) and reports.
+/// plans against the mass-deletion guard, settles conflicts, applies (unless a dry run) and reports.
 ///
 /// The order is what keeps every edit: nothing is changed before both plans exist and the guard passed;
 /// the loser of a settled conflict is copied to the ``ConflictArchive`` before the winner replaces it; the
 /// pull writes first (it never overwrites a local edit it was not told to), then the push is planned again
-/// from the folder as the pull left it and applied.
+/// from the folder and the records as the pull left them, and applied.
 public struct SyncRun {
     public let client: GraphClient
     public let state: SyncState
@@ -44,21 +44,168 @@ public struct SyncRun {
     public func run() throws -> SyncReport {
         let lock = try SyncLock(directory: stateDirectory, folder: folder.path, timeout: options.lockTimeout)
         defer { lock.release() }
-        if !options.dryRun { try folder.removeLeftoverTemporaries() }
-        if options.startsOver, !options.dryRun { try forgetPairing() }
-        var report = SyncReport(isDryRun: options.dryRun, round: nil, window: options.window)
-        if options.direction.pulls {
-            let pulled = try pull.run(window: options.window)
-            report.round = pulled.round
-            report.window = pulled.window
-            report.diagnostics += pulled.diagnostics
-            report.items += pulled.pulled.map {
-                SyncReport.Item(fileName: $0.fileName, uid: $0.uid, outcome: .pulled(SyncReport.Change($0.action)))
-            }
+        if !options.dryRun {
+            try folder.removeLeftoverTemporaries()
+            if options.startsOver { try forgetPairing() }
         }
-        if !options.dryRun { try writeMetadata(round: report.round) }
+        let recorded = try state.items(of: pairing).count
+        let pushPlan = try push.plan()
+        let pullPlan = options.direction.pulls ? try pull.plan(window: options.window) : nil
+        var report = SyncReport(
+            isDryRun: options.dryRun, round: pullPlan?.round, window: pullPlan?.window ?? options.window)
+        report.diagnostics = (pullPlan?.diagnostics ?? []) + (options.direction.pushes ? pushPlan.diagnostics : [])
+        do {
+            try MassDeletionGuard(allowsMassDeletion: options.allowsMassDeletion).check(
+                items: recorded,
+                deletions: [
+                    .folder: pullPlan?.deletionCount ?? 0,
+                    .outlook: options.direction.pushes ? pushPlan.deletionCount : 0,
+                ])
+        } catch {
+            report.refusal = error
+            return report
+        }
+        let conflicts = Self.conflicts(pullPlan, pushPlan)
+        let resolutions = resolve(conflicts)
+        if options.dryRun {
+            report.items = planned(pullPlan, pushPlan, conflicts, resolutions)
+        } else {
+            report.items = try apply(pullPlan, conflicts, resolutions)
+            try writeMetadata(round: report.round)
+        }
         return report
     }
+
+    // MARK: The two sides
+
+    var pull: SyncPull {
+        SyncPull(
+            client: client, state: state, pairing: pairing, folder: folder,
+            calendar: options.calendarID.map { .other(id: $0) } ?? .primary,
+            options: ExportOptions(fallbackZone: options.zone, file: folder.path))
+    }
+
+    var push: SyncPush {
+        SyncPush(
+            client: client, state: state, pairing: pairing, folder: folder,
+            settings: PushSettings(
+                notifiesAttendees: options.notifiesAttendees,
+                importOptions: ImportOptions(userZone: options.zone, strict: true, file: folder.path),
+                calendarID: options.calendarID))
+    }
+
+    // MARK: Conflicts
+
+    /// The items the pull kept back for a local edit that the push would send: changed on both sides.
+    static func conflicts(_ pullPlan: PullPlan?, _ pushPlan: PushPlan) -> [SyncConflict] {
+        guard let pullPlan else { return [] }
+        let actions = Dictionary(pushPlan.actions.map { ($0.fileName, $0) }) { first, _ in first }
+        return pullPlan.keptLocalChanges.compactMap { kept in
+            guard let action = actions[kept.fileName] else { return nil }
+            return SyncConflict(
+                fileName: kept.fileName, uid: kept.uid ?? action.uid, subject: action.subject,
+                local: SyncReport.Change(action.kind), graph: SyncReport.Change(kept.wouldHave))
+        }
+    }
+
+    /// Who wins each conflict: the policy, or under `ask` the resolver (skip without one, and in a dry run).
+    /// With `--pull-only` nothing is sent, so the local side cannot win.
+    func resolve(_ conflicts: [SyncConflict]) -> [String: SyncReport.Resolution] {
+        var resolutions: [String: SyncReport.Resolution] = [:]
+        for conflict in conflicts {
+            var resolution: SyncReport.Resolution
+            switch options.conflicts {
+            case .graph: resolution = .graph
+            case .local: resolution = .local
+            case .ask: resolution = options.dryRun ? .skip : resolver?(conflict) ?? .skip
+            }
+            if resolution == .local, !options.direction.pushes { resolution = .skip }
+            resolutions[conflict.fileName] = resolution
+        }
+        return resolutions
+    }
+
+    // MARK: Applying
+
+    /// Pulls (overwriting the conflicts Graph won, their local text archived first), then plans the push
+    /// again and sends it (the conflicts the local side won with Graph's version archived first).
+    private func apply(
+        _ pullPlan: PullPlan?, _ conflicts: [SyncConflict], _ resolutions: [String: SyncReport.Resolution]
+    ) throws -> [SyncReport.Item] {
+        let winners = { (side: SyncReport.Resolution) in Set(resolutions.filter { $0.value == side }.keys) }
+        var kept: [String: String] = [:]
+        var items: [SyncReport.Item] = []
+        let conflicting = Set(resolutions.keys)
+        if let pullPlan {
+            for name in winners(.local).sorted() {
+                if let graphVersion = pull.graphVersion(ofFile: name, in: pullPlan) {
+                    kept[name] = try archive.keep(graphVersion, of: name, side: .graph)
+                }
+            }
+            let pulled = try pull.apply(pullPlan, overwriting: winners(.graph)) { name, contents in
+                kept[name] = try archive.keep(contents, of: name, side: .local)
+            }
+            let subjects = PulledSubjects.of(pullPlan)
+            items += pulled.pulled.filter { !conflicting.contains($0.fileName) }.map {
+                SyncReport.Item(
+                    fileName: $0.fileName, uid: $0.uid, subject: subjects[$0.fileName],
+                    outcome: .pulled(SyncReport.Change($0.action)))
+            }
+        }
+        var pushed: [PushedItem] = []
+        if options.direction.pushes {
+            let push = self.push
+            pushed = try push.apply(push.plan(), skipping: winners(.skip), overriding: winners(.local)).items
+        }
+        let pushedByFile = Dictionary(pushed.map { ($0.fileName, $0) }) { first, _ in first }
+        for conflict in conflicts {
+            let resolution = resolutions[conflict.fileName] ?? .skip
+            if resolution == .local, let item = pushedByFile[conflict.fileName], !Self.succeeded(item) {
+                continue  // reported as the push reports it (failed, held, conflict)
+            }
+            items.append(
+                SyncReport.Item(
+                    fileName: conflict.fileName, uid: conflict.uid, subject: conflict.subject,
+                    outcome: .conflict(resolution, kept: kept[conflict.fileName], reason: nil)))
+        }
+        items += pushed.filter { !(winners(.local).contains($0.fileName) && Self.succeeded($0)) }.map(
+            SyncReport.Item.init)
+        return items
+    }
+
+    private static func succeeded(_ item: PushedItem) -> Bool {
+        if case .pushed = item.outcome { true } else { false }
+    }
+
+    /// A dry run's report: what the pull and the push would do, and the conflicts.
+    private func planned(
+        _ pullPlan: PullPlan?, _ pushPlan: PushPlan, _ conflicts: [SyncConflict],
+        _ resolutions: [String: SyncReport.Resolution]
+    ) -> [SyncReport.Item] {
+        let conflicting = Set(resolutions.keys)
+        let subjects = pullPlan.map(PulledSubjects.of) ?? [:]
+        var items = (pullPlan?.items ?? []).filter { !conflicting.contains($0.fileName) }.map {
+            SyncReport.Item(
+                fileName: $0.fileName, uid: $0.uid, subject: subjects[$0.fileName],
+                outcome: .pulled(SyncReport.Change($0.action)))
+        }
+        items += conflicts.map {
+            SyncReport.Item(
+                fileName: $0.fileName, uid: $0.uid, subject: $0.subject,
+                outcome: .conflict(resolutions[$0.fileName] ?? .skip, kept: nil, reason: nil))
+        }
+        if options.direction.pushes {
+            items += pushPlan.problems.map(SyncReport.Item.init)
+            items += pushPlan.actions.filter { !conflicting.contains($0.fileName) }.map {
+                SyncReport.Item(
+                    fileName: $0.fileName, uid: $0.uid, subject: $0.subject,
+                    outcome: .pushed(SyncReport.Change($0.kind)))
+            }
+        }
+        return items
+    }
+
+    // MARK: Housekeeping
 
     /// `--reset`: forgets every item and the delta link of the pairing (the next pull is a first one).
     func forgetPairing() throws {
@@ -69,12 +216,6 @@ public struct SyncRun {
             }
             try state.saveDeltaCheckpoint(nil, for: pairing)
         }
-    }
-
-    var pull: SyncPull {
-        SyncPull(
-            client: client, state: state, pairing: pairing, folder: folder,
-            options: ExportOptions(fallbackZone: options.zone, file: folder.path))
     }
 
     /// Writes `displayname` and `color` from the calendar on a full round or when `displayname` is missing.
@@ -95,5 +236,36 @@ extension SyncReport.Change {
         case .changed: self = .changed
         case .deleted: self = .deleted
         }
+    }
+
+    init(_ kind: PushAction.Kind) {
+        switch kind {
+        case .create: self = .new
+        case .update: self = .changed
+        case .delete: self = .deleted
+        }
+    }
+
+    init(_ action: PushedItem.Action) {
+        switch action {
+        case .new: self = .new
+        case .changed: self = .changed
+        case .deleted: self = .deleted
+        }
+    }
+}
+
+extension SyncReport.Item {
+    /// The push's report of an item, as the sync reports it.
+    init(_ item: PushedItem) {
+        let outcome: SyncReport.Outcome
+        switch item.outcome {
+        case .pushed(let action): outcome = .pushed(SyncReport.Change(action))
+        case .held(let attendees): outcome = .held(attendees: attendees)
+        case .conflict(let reason): outcome = .conflict(.skip, kept: nil, reason: reason)
+        case .failed(let reason, let requestID): outcome = .failed(reason: reason, requestID: requestID)
+        case .refused(let reason): outcome = .refused(reason: reason)
+        }
+        self.init(fileName: item.fileName, uid: item.uid, subject: item.subject, outcome: outcome)
     }
 }

@@ -1,19 +1,43 @@
 import Foundation
 import GraphICS
 
-/// One item as a delta round shows it: a single event, or the occurrences and exceptions of one series
-/// (Graph's delta returns occurrences, never masters), keyed by the Graph id the state records.
+/// One event as a round shows it (a delta entry, or a calendarView entry on a calendar without delta).
+struct GraphEntry {
+    var id: String
+    var changeKey: String?
+    /// The entry's JSON object.
+    var raw: Data
+
+    init(id: String, changeKey: String?, raw: Data) {
+        self.id = id
+        self.changeKey = changeKey
+        self.raw = raw
+    }
+
+    init(_ event: DeltaEvent) {
+        self.init(id: event.id, changeKey: event.changeKey, raw: event.raw)
+    }
+}
+
+/// One item as a round shows it: a single event, or the occurrences and exceptions of one series
+/// (Graph's delta and calendarView return occurrences, never masters), keyed by the Graph id the state
+/// records.
 struct PullItemSource {
     /// The event's id, or the series master's.
     var graphID: String
     var isSeries: Bool
-    /// The delta entries (one for a single event; the occurrences and exceptions seen for a series), as JSON.
+    /// The entries (one for a single event; the occurrences and exceptions seen for a series), as JSON.
     var events: [Data]
     /// The change key of a single event (a series' is its master's, read with the master).
     var changeKey: String?
+    /// A series' occurrences and exceptions seen in the round, by id, with their change keys.
+    var occurrenceKeys: [String: String] = [:]
+    /// Not in the round: an item whose Graph version a full round kept back, read again by id (single
+    /// event or series master).
+    var unread = false
 }
 
-/// What one delta entry says about the item it belongs to.
+/// What one entry says about the item it belongs to.
 struct DeltaEntryShape {
     var seriesMasterID: String?
 
@@ -27,6 +51,11 @@ struct DeltaEntryShape {
     /// Groups delta entries into items in the order their first entry came: a single event each, one item
     /// per series.
     static func group(_ events: [DeltaEvent]) -> [PullItemSource] {
+        group(events.map(GraphEntry.init))
+    }
+
+    /// Groups entries into items in the order their first entry came.
+    static func group(_ events: [GraphEntry]) -> [PullItemSource] {
         var order: [String] = []
         var items: [String: PullItemSource] = [:]
         for event in events {
@@ -39,6 +68,9 @@ struct DeltaEntryShape {
                     changeKey: shape.seriesMasterID == nil ? event.changeKey : nil)
             }
             items[key]?.events.append(event.raw)
+            if shape.seriesMasterID != nil {
+                items[key]?.occurrenceKeys[event.id] = event.changeKey ?? ""
+            }
         }
         return order.compactMap { items[$0] }
     }

@@ -11,10 +11,15 @@ struct PullItemEncoder {
     let options: ExportOptions
     let window: SyncWindow
 
-    /// An encoded item: its bytes and the UID inside.
+    /// An encoded item: its bytes and the UIDs inside.
     struct Encoded {
         var contents: Data
+        /// The first UID.
         var uid: String
+        /// Every UID of its VEVENTs, once each, in order (one for an item a vdir file can hold).
+        var uids: [String]
+        /// Its VEVENTs without RECURRENCE-ID (one: the single event or the series' master).
+        var masterCount: Int
     }
 
     /// Encodes a single event, or a series from its `master` (`GET events/{id}`) and its occurrences and
@@ -36,8 +41,9 @@ struct PullItemEncoder {
         var buffer = ByteBuffer()
         let summary = try stream.finish(into: &buffer)
         diagnostics += summary.diagnostics
-        guard summary.wroteCalendar, summary.written > 0, let uid = Self.uid(in: buffer.bytes) else { return nil }
-        return Encoded(contents: Data(buffer.bytes), uid: uid)
+        let shape = Self.events(in: buffer.bytes)
+        guard summary.wroteCalendar, summary.written > 0, let uid = shape.uids.first else { return nil }
+        return Encoded(contents: Data(buffer.bytes), uid: uid, uids: shape.uids, masterCount: shape.masterCount)
     }
 
     /// `{"value": [...]}` around the events' JSON.
@@ -51,13 +57,29 @@ struct PullItemEncoder {
         return page
     }
 
-    /// The value of the first UID line (unfolded) of an iCalendar text.
-    static func uid(in bytes: [UInt8]) -> String? {
+    /// The UIDs of an iCalendar text's VEVENTs (once each, in order) and how many VEVENTs have no
+    /// RECURRENCE-ID; properties of components inside a VEVENT (VALARM) are not its own.
+    static func events(in bytes: [UInt8]) -> (uids: [String], masterCount: Int) {
         let text = String(decoding: bytes, as: UTF8.self)
         let unfolded = text.replacingOccurrences(of: "\r\n ", with: "").replacingOccurrences(of: "\r\n\t", with: "")
-        for line in unfolded.split(separator: "\r\n") where line.hasPrefix("UID:") {
-            return String(line.dropFirst(4))
+        var uids: [String] = []
+        var masterCount = 0
+        var components: [Substring] = []
+        var isOverride = false
+        for line in unfolded.split(separator: "\r\n") {
+            if line.hasPrefix("BEGIN:") {
+                components.append(line.dropFirst(6))
+                isOverride = components.last == "VEVENT" ? false : isOverride
+            } else if line.hasPrefix("END:") {
+                if components.popLast() == "VEVENT", !isOverride { masterCount += 1 }
+            } else if components.last == "VEVENT" {
+                if line.hasPrefix("UID:"), !uids.contains(String(line.dropFirst(4))) {
+                    uids.append(String(line.dropFirst(4)))
+                } else if line.hasPrefix("RECURRENCE-ID:") || line.hasPrefix("RECURRENCE-ID;") {
+                    isOverride = true
+                }
+            }
         }
-        return nil
+        return (uids, masterCount)
     }
 }

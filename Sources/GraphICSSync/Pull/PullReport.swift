@@ -4,10 +4,11 @@ import ICalBridge
 /// What one pull did, item by item, for the report of `graph-ics sync`.
 public struct PullReport: Sendable {
     /// Why the pull read the whole window instead of the changes since the last one.
-    public enum Round: String, Sendable {
-        /// The last delta link was resumed.
+    public enum Round: String, Codable, Sendable {
+        /// The last delta link was resumed (on a calendar without delta: the stored window was read again
+        /// and compared by change key).
         case changes
-        /// No delta link was stored (a first sync, or one started over).
+        /// Nothing was stored (a first sync, or one started over).
         case first
         /// Graph answered 410 for the stored delta link: the window was read again and compared.
         case resync
@@ -16,24 +17,36 @@ public struct PullReport: Sendable {
     }
 
     /// What happened to one item file.
-    public enum Action: String, Sendable {
+    public enum Action: String, Codable, Sendable {
         case new, changed, deleted
     }
 
-    public struct PulledItem: Equatable, Sendable {
+    public struct PulledItem: Equatable, Codable, Sendable {
         public var fileName: String
         public var uid: String
         public var action: Action
+
+        public init(fileName: String, uid: String, action: Action) {
+            self.fileName = fileName
+            self.uid = uid
+            self.action = action
+        }
     }
 
     /// An item whose local file differs from what the last sync recorded while Graph changed or removed it:
     /// the file was left as it is and Graph's version was not written (the push and conflict layer decides).
-    public struct KeptLocalChange: Equatable, Sendable {
+    public struct KeptLocalChange: Equatable, Codable, Sendable {
         public var fileName: String
         /// The UID, when known (from the record or from Graph's version).
         public var uid: String?
         /// What the pull would have done.
         public var wouldHave: Action
+
+        public init(fileName: String, uid: String?, wouldHave: Action) {
+            self.fileName = fileName
+            self.uid = uid
+            self.wouldHave = wouldHave
+        }
     }
 
     public var round: Round
@@ -43,6 +56,6 @@ public struct PullReport: Sendable {
     public var diagnostics: [Diagnostic] = []
     /// Items Graph reported whose file already held exactly Graph's version.
     public var unchanged = 0
-    /// The window the stored delta link now covers.
+    /// The window the stored delta link (or, on a calendar without delta, the stored window) now covers.
     public var window: SyncWindow
 }

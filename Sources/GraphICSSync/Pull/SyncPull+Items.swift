@@ -3,7 +3,7 @@ import GraphICS
 import ICalBridge
 
 /// One item's file as Graph has it now, and what the state records for it.
-struct PullUpdate {
+struct PullUpdate: Sendable {
     var fileName: String
     var uid: String
     var graphID: String
@@ -12,31 +12,38 @@ struct PullUpdate {
     var sha256: Data
     /// A series' occurrences and exceptions in the window (empty for a single event).
     var occurrenceIDs: [String]
+    /// Their change keys, by id.
+    var occurrenceChangeKeys: [String: String] = [:]
 }
 
 /// What preparing one item found.
 enum PreparedItem {
     case update(PullUpdate)
-    /// The series' master is gone from Graph (404), or none of its occurrences is in the window any more.
+    /// The event or series' master is gone from Graph (404), or none of its occurrences is in the window
+    /// any more.
     case gone
     /// It could not be converted (the diagnostics say why); its file is left as it is.
     case skipped
 }
 
 extension SyncPull {
-    /// Encodes `source` as its file: a single event from its delta entry; a series from its master and its
-    /// occurrences (those of the round, or with `fetchOccurrences` all of the window's, read again).
+    /// Encodes `source` as its file: a single event from its entry; a series from its master and its
+    /// occurrences (those of the round, or with `fetchOccurrences` all of the window's, read again); an
+    /// unread item from `GET events/{id}` first.
     ///
     /// A series' master comes from `masters` (read ahead, nil when Graph no longer has it), else is read now.
     func prepare(
         _ source: PullItemSource, window: SyncWindow, fetchOccurrences: Bool, masters: [String: Data?] = [:],
         diagnostics: inout [Diagnostic]
     ) throws -> PreparedItem {
+        if source.unread {
+            return try prepareUnread(source.graphID, window: window, diagnostics: &diagnostics)
+        }
         let encoder = PullItemEncoder(client: client, options: options, window: window)
         guard source.isSeries else {
-            guard let encoded = try encoder.encode(source.events, master: nil, diagnostics: &diagnostics) else {
-                return .skipped
-            }
+            guard let encoded = try encoder.encode(source.events, master: nil, diagnostics: &diagnostics),
+                isOneItem(encoded, graphID: source.graphID, subject: nil, &diagnostics)
+            else { return .skipped }
             return .update(update(encoded, graphID: source.graphID, changeKey: source.changeKey, occurrences: []))
         }
         let read =
@@ -46,11 +53,55 @@ extension SyncPull {
         // Every occurrence moved out of the window (or the pattern shortened before it): the series is gone
         // from the window as a single event moved out of it is.
         guard !events.isEmpty else { return .gone }
-        let encoded = try encoder.encode(events, master: (source.graphID, master), diagnostics: &diagnostics)
-        guard let encoded else { return .skipped }
-        let changeKey = Self.fields(master)["changeKey"] as? String
-        let ids = events.compactMap { Self.fields($0)["id"] as? String }
-        return .update(update(encoded, graphID: source.graphID, changeKey: changeKey, occurrences: ids))
+        let fields = Self.fields(master)
+        guard let encoded = try encoder.encode(events, master: (source.graphID, master), diagnostics: &diagnostics),
+            isOneItem(encoded, graphID: source.graphID, subject: fields["subject"] as? String, &diagnostics)
+        else { return .skipped }
+        var item = update(encoded, graphID: source.graphID, changeKey: fields["changeKey"] as? String, occurrences: [])
+        for event in events {
+            let fields = Self.fields(event)
+            guard let id = fields["id"] as? String else { continue }
+            item.occurrenceIDs.append(id)
+            item.occurrenceChangeKeys[id] = fields["changeKey"] as? String
+        }
+        return .update(item)
+    }
+
+    /// Reads an item that is not in the round by its id (a single event or a series master) and encodes it;
+    /// `.gone` when Graph no longer has it.
+    private func prepareUnread(_ id: String, window: SyncWindow, diagnostics: inout [Diagnostic]) throws
+        -> PreparedItem
+    {
+        let json: Data
+        do {
+            json = try client.event(id: id)
+        } catch let error as GraphError where error.status == 404 {
+            return .gone
+        }
+        let fields = Self.fields(json)
+        let isSeries = fields["type"] as? String == "seriesMaster"
+        let source = PullItemSource(
+            graphID: id, isSeries: isSeries, events: isSeries ? [] : [json], changeKey: fields["changeKey"] as? String)
+        return try prepare(
+            source, window: window, fetchOccurrences: true, masters: isSeries ? [id: json] : [:],
+            diagnostics: &diagnostics)
+    }
+
+    /// Whether `encoded` is one vdir item: one UID, and one VEVENT without RECURRENCE-ID. A series the export
+    /// could only write as separate instances (each with its own UID) is not: it is refused with an error
+    /// naming the series, and nothing is written for it.
+    private func isOneItem(
+        _ encoded: PullItemEncoder.Encoded, graphID: String, subject: String?, _ diagnostics: inout [Diagnostic]
+    ) -> Bool {
+        guard encoded.uids.count > 1 || encoded.masterCount > 1 else { return true }
+        diagnostics.append(
+            Diagnostic(
+                .error,
+                "the export writes this series as \(encoded.masterCount) separate events with "
+                    + "\(encoded.uids.count) UIDs (\(encoded.uids.prefix(3).joined(separator: ", "))"
+                    + "\(encoded.uids.count > 3 ? ", …" : "")), which one item file cannot hold; not pulled",
+                file: folder.filePath(VdirFileName.forUID(encoded.uid)), eventID: graphID, subject: subject))
+        return false
     }
 
     private func update(_ encoded: PullItemEncoder.Encoded, graphID: String, changeKey: String?, occurrences: [String])

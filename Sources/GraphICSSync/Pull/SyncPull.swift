@@ -4,21 +4,30 @@ import ICalBridge
 
 /// The pull half of `graph-ics sync`: brings Graph's changes into a pairing's folder and records them.
 ///
-/// A first pull reads the whole window with `calendarView/delta` (stored a ``lookahead`` wider than asked,
-/// so that a window moving with today seldom needs a new round) and writes one file per item: a single
-/// event, or a series (its master read with `GET events/{id}`, its overrides and EXDATEs) exactly as the
-/// export writes it. Later pulls resume from the stored delta link: a round with no change is one request
-/// and writes nothing; a changed or removed occurrence refreshes its whole series file; an event deleted
-/// or moved out of the window deletes its file. A 410 from Graph, or a stored window that no longer covers
-/// the one asked for, starts a full round compared with what is on disk.
+/// A pull is planned, then applied. ``plan(window:)`` reads Graph (and stats the folder) and writes
+/// nothing; ``apply(_:overwriting:archive:)`` writes the files and records them; ``run(window:)`` does both.
 ///
-/// Files are written only when their bytes change. A file whose size, time or hash differs from its
-/// record (edited in khal, say) is never overwritten or deleted: the item is reported in
-/// ``PullReport/keptLocalChanges`` for the push and conflict layer, and the delta link is not advanced, so
-/// that Graph's version comes again at the next pull until that layer settles the item. Files go to disk (atomically) before
-/// the state records them, in batches of ``batchSize`` per transaction, and the delta link is saved last:
-/// a pull killed at any instant is repeated by the next run, which records a file already holding Graph's
-/// version instead of writing it again.
+/// On the primary calendar, a first pull reads the whole window with `calendarView/delta` (stored a
+/// ``lookahead`` wider than asked, so that a window moving with today seldom needs a new round) and writes
+/// one file per item: a single event, or a series (its master read with `GET events/{id}`, its overrides
+/// and EXDATEs) exactly as the export writes it. Later pulls resume from the stored delta link: a round
+/// with no change is one request and writes nothing; a changed or removed occurrence refreshes its whole
+/// series file; an event deleted or moved out of the window deletes its file. A 410 from Graph (also in
+/// the first pages of a full round, which is started again once), or a stored window that no longer
+/// covers the one asked for, starts a full round compared with what is on disk. On another calendar,
+/// where Graph v1.0 documents no delta, every pull reads `calendars/{id}/calendarView` over the stored
+/// window (⌈N/1000⌉ requests when nothing changed) and compares change keys with the records.
+///
+/// Files are written only when their bytes change, and a single event whose change key is the recorded
+/// one (a change the push sent) is not read further. A file whose size, time or hash differs from its
+/// record (edited in khal, say) is never overwritten or deleted unless the apply is told to (a conflict
+/// won by Graph, after its text was archived): the item is reported in ``PullPlan/keptLocalChanges`` for
+/// the push and conflict layer. After a changes round the delta link is then not advanced, so that Graph's
+/// version comes again; after a full round the link is stored and the kept item's record loses its change
+/// key, so that later rounds read its event again until that layer settles the item. Files go to disk
+/// (atomically) before the state records them, in batches of ``batchSize`` per transaction, and the delta
+/// link is saved last: a pull killed at any instant is repeated by the next run, which records a file
+/// already holding Graph's version instead of writing it again.
 ///
 /// The caller holds the pairing's ``SyncLock``.
 public struct SyncPull {
@@ -26,11 +35,13 @@ public struct SyncPull {
     public let state: SyncState
     public let pairing: SyncPairing
     public let folder: VdirFolder
+    /// The primary calendar (read through delta) or another one (read whole and compared).
+    public let calendar: PullCalendar
     /// The fallback zone and the name in diagnostics, as for `export`.
     public var options: ExportOptions
     /// How much further ahead than asked a new window reaches (30 days unless set).
     public var lookahead: Int64 = 30 * 86_400
-    /// Entries per delta page (`Prefer: odata.maxpagesize`).
+    /// Entries per delta or calendarView page (`Prefer: odata.maxpagesize`, `$top`).
     public var pageSize = 1000
     /// Items written per batch and recorded per state transaction.
     public var batchSize = 200
@@ -39,87 +50,130 @@ public struct SyncPull {
 
     public init(
         client: GraphClient, state: SyncState, pairing: SyncPairing, folder: VdirFolder,
-        options: ExportOptions = ExportOptions()
+        calendar: PullCalendar = .primary, options: ExportOptions = ExportOptions()
     ) {
         self.client = client
         self.state = state
         self.pairing = pairing
         self.folder = folder
+        self.calendar = calendar
         self.options = options
     }
 
-    /// Pulls Graph's changes for `window` (the span the user asked for) into the folder.
+    /// Pulls Graph's changes for `window` (the span the user asked for) into the folder: removes leftover
+    /// temporary files, then ``plan(window:)`` and ``apply(_:overwriting:archive:)``.
     public func run(window asked: SyncWindow) throws -> PullReport {
         try folder.removeLeftoverTemporaries()
-        let widened = SyncWindow(start: asked.start, end: asked.end + lookahead)
-        guard let checkpoint = try state.deltaCheckpoint(of: pairing) else {
-            return try fullRound(widened, round: .first)
-        }
-        guard checkpoint.window.covers(asked) else { return try fullRound(widened, round: .reanchored) }
-        do {
-            return try changesRound(checkpoint)
-        } catch is DeltaResyncRequired {
-            return try fullRound(checkpoint.window, round: .resync)
-        }
+        return try apply(try plan(window: asked))
     }
 
-    // MARK: Rounds
-
-    /// Reads every event of `window` and makes the folder match it.
-    private func fullRound(_ window: SyncWindow, round: PullReport.Round) throws -> PullReport {
-        var events: [DeltaEvent] = []
-        let link = try client.calendarViewDelta(start: window.startDate, end: window.endDate, pageSize: pageSize) {
-            events += $0.events
-        }
-        var report = PullReport(round: round, window: window)
-        let sources = DeltaEntryShape.group(events)
-        let masters = try CalendarExporter(client: client).fetchMasters(sources.filter(\.isSeries).map(\.graphID))
-        var updates: [PullUpdate] = []
-        var gone: [String] = []
-        for source in sources {
-            let prepared = try prepare(
-                source, window: window, fetchOccurrences: false, masters: masters, diagnostics: &report.diagnostics)
-            switch prepared {
-            case .update(let update): updates.append(update)
-            case .gone: gone.append(source.graphID)
-            case .skipped: break
-            }
-        }
-        let seen = Set(sources.map(\.graphID)).subtracting(gone)
-        let deletions = try state.items(of: pairing).filter { record in
-            record.graphID.map { !seen.contains($0) } ?? false
-        }
-        try apply(updates, deleting: deletions, checkpoint: DeltaCheckpoint(link: link, window: window), &report)
-        return report
-    }
-
-    /// Applies what changed since the stored delta link.
-    private func changesRound(_ checkpoint: DeltaCheckpoint) throws -> PullReport {
-        let changes = try client.calendarViewDelta(resumingFrom: checkpoint.link, pageSize: pageSize)
-        let link = changes.deltaLink
-        var report = PullReport(round: .changes, window: checkpoint.window)
-        let next = DeltaCheckpoint(link: link, window: checkpoint.window)
-        guard !changes.events.isEmpty || !changes.removedIDs.isEmpty else {
-            try state.saveDeltaCheckpoint(next, for: pairing)
-            return report
-        }
+    /// What pulling Graph's changes for `window` (the span the user asked for) would do: reads Graph and
+    /// the folder, writes nothing (no file, no record, no delta link).
+    public func plan(window asked: SyncWindow) throws -> PullPlan {
         let records = try state.items(of: pairing)
-        let byGraphID = Dictionary(records.compactMap { r in r.graphID.map { ($0, r) } }) { first, _ in first }
+        let widened = SyncWindow(start: asked.start, end: asked.end + lookahead)
+        let stored = try state.deltaCheckpoint(of: pairing)
+        var plan: PullPlan
+        switch calendar {
+        case .other(let id):
+            let covering = stored.map(\.window).flatMap { $0.covers(asked) ? $0 : nil }
+            let round: PullReport.Round = stored == nil ? .first : covering == nil ? .reanchored : .changes
+            plan = try calendarViewRound(id, window: covering ?? widened, round: round, records: records)
+        case .primary:
+            plan = try deltaRounds(asked: asked, widened: widened, stored: stored, records: records)
+        }
+        try classify(&plan, records: records)
+        return plan
+    }
+
+    /// Graph's version of the item file `name` as `plan` would write it (for a conflict's archive); nil
+    /// when the plan deletes it or does not touch it.
+    public func graphVersion(ofFile name: String, in plan: PullPlan) -> Data? {
+        plan.updates.first { $0.fileName == name }?.contents
+    }
+
+    // MARK: Delta rounds (the primary calendar)
+
+    private func deltaRounds(
+        asked: SyncWindow, widened: SyncWindow, stored: DeltaCheckpoint?, records: [SyncItemRecord]
+    ) throws -> PullPlan {
+        // A checkpoint without a link was stored for this calendar while it was not the primary one.
+        guard let checkpoint = stored, !checkpoint.link.isEmpty else {
+            return try fullRound(widened, round: stored == nil ? .first : .reanchored, records: records)
+        }
+        guard checkpoint.window.covers(asked) else {
+            return try fullRound(widened, round: .reanchored, records: records)
+        }
+        do {
+            return try changesRound(checkpoint, records: records)
+        } catch is DeltaResyncRequired {
+            return try fullRound(checkpoint.window, round: .resync, records: records)
+        }
+    }
+
+    /// Reads every event of `window` and plans the folder to match it.
+    private func fullRound(_ window: SyncWindow, round: PullReport.Round, records: [SyncItemRecord]) throws
+        -> PullPlan
+    {
+        let (events, link) = try wholeWindow(window)
+        var plan = PullPlan(
+            round: round, window: window, items: [], keptLocalChanges: [], diagnostics: [], unchanged: 0,
+            updates: [], deletions: [], checkpoint: .marking(DeltaCheckpoint(link: link, window: window)))
+        // Over the same window a series whose occurrences kept their change keys is the file it was.
+        let keys = round == .resync ? try state.occurrenceChangeKeys(in: pairing) : [:]
+        try compare(
+            DeltaEntryShape.group(events), with: records, fetchOccurrences: false, occurrenceKeys: keys, into: &plan)
+        return plan
+    }
+
+    /// The first round over `window`, its events and deltaLink; a 410 in its pages (Graph dropped the
+    /// round's state while it was read) starts it again once.
+    private func wholeWindow(_ window: SyncWindow) throws -> (events: [DeltaEvent], link: String) {
+        func read() throws -> (events: [DeltaEvent], link: String) {
+            var events: [DeltaEvent] = []
+            let link = try client.calendarViewDelta(
+                start: window.startDate, end: window.endDate, pageSize: pageSize
+            ) { events += $0.events }
+            return (events, link)
+        }
+        do {
+            return try read()
+        } catch is DeltaResyncRequired {
+            return try read()
+        }
+    }
+
+    /// Plans what changed since the stored delta link, and reads again the items whose Graph version a
+    /// full round kept back.
+    private func changesRound(_ checkpoint: DeltaCheckpoint, records: [SyncItemRecord]) throws -> PullPlan {
+        let changes = try client.calendarViewDelta(resumingFrom: checkpoint.link, pageSize: pageSize)
+        var plan = PullPlan(
+            round: .changes, window: checkpoint.window, items: [], keptLocalChanges: [], diagnostics: [],
+            unchanged: 0, updates: [], deletions: [],
+            checkpoint: .unlessKept(DeltaCheckpoint(link: changes.deltaLink, window: checkpoint.window)))
+        let byGraphID = Self.byGraphID(records)
         var sources = DeltaEntryShape.group(changes.events)
-        var deletions = try removals(changes.removedIDs, records: records, sources: &sources)
-        let deleted = Set(deletions.compactMap(\.graphID))
-        var updates: [PullUpdate] = []
+        plan.deletions = try removals(changes.removedIDs, records: records, sources: &sources)
+        let deleted = Set(plan.deletions.compactMap(\.graphID))
+        var listed = Set(sources.map(\.graphID))
+        for record in records where record.awaitsGraphVersion {
+            guard let id = record.graphID, !deleted.contains(id), listed.insert(id).inserted else { continue }
+            sources.append(PullItemSource(graphID: id, isSeries: false, events: [], changeKey: nil, unread: true))
+        }
         for source in sources where !deleted.contains(source.graphID) {
-            let prepared = try prepare(
-                source, window: checkpoint.window, fetchOccurrences: true, diagnostics: &report.diagnostics)
-            switch prepared {
-            case .update(let update): updates.append(update)
-            case .gone: deletions += byGraphID[source.graphID].map { [$0] } ?? []
+            if Self.isUnchanged(source, record: byGraphID[source.graphID]) {
+                plan.unchanged += 1
+                continue
+            }
+            switch try prepare(
+                source, window: checkpoint.window, fetchOccurrences: true, diagnostics: &plan.diagnostics)
+            {
+            case .update(let update): plan.updates.append(update)
+            case .gone: plan.deletions += byGraphID[source.graphID].map { [$0] } ?? []
             case .skipped: break
             }
         }
-        try apply(updates, deleting: deletions, checkpoint: next, &report)
-        return report
+        return plan
     }
 
     /// The items Graph's `@removed` ids delete (a single event's id); an id of a series' occurrence adds
@@ -127,7 +181,7 @@ public struct SyncPull {
     private func removals(_ ids: [String], records: [SyncItemRecord], sources: inout [PullItemSource]) throws
         -> [SyncItemRecord]
     {
-        let byGraphID = Dictionary(records.compactMap { r in r.graphID.map { ($0, r) } }) { first, _ in first }
+        let byGraphID = Self.byGraphID(records)
         let byFileName = Dictionary(records.map { ($0.fileName, $0) }) { first, _ in first }
         var refreshed = Set(sources.map(\.graphID))
         var deletions: [SyncItemRecord] = []
@@ -141,6 +195,63 @@ public struct SyncPull {
             }
         }
         return deletions
+    }
+
+    // MARK: Comparing a whole window
+
+    /// Plans `sources` (every item of the plan's window) against `records`: items whose change keys are
+    /// the recorded ones are left alone, the others encoded (series masters read four at a time), and
+    /// records of items no longer there deleted.
+    func compare(
+        _ sources: [PullItemSource], with records: [SyncItemRecord], fetchOccurrences: Bool,
+        occurrenceKeys: [String: [String: String?]] = [:], into plan: inout PullPlan
+    ) throws {
+        let byGraphID = Self.byGraphID(records)
+        let changed = sources.filter { source in
+            let record = byGraphID[source.graphID]
+            return !Self.isUnchanged(source, record: record)
+                && !Self.isUnchangedSeries(
+                    source, record: record, recorded: record.flatMap { occurrenceKeys[$0.fileName] })
+        }
+        plan.unchanged += sources.count - changed.count
+        let masters = try CalendarExporter(client: client).fetchMasters(changed.filter(\.isSeries).map(\.graphID))
+        var gone: Set<String> = []
+        for source in changed {
+            let prepared = try prepare(
+                source, window: plan.window, fetchOccurrences: fetchOccurrences, masters: masters,
+                diagnostics: &plan.diagnostics)
+            switch prepared {
+            case .update(let update): plan.updates.append(update)
+            case .gone: gone.insert(source.graphID)
+            case .skipped: break
+            }
+        }
+        let seen = Set(sources.map(\.graphID)).subtracting(gone)
+        plan.deletions = records.filter { record in record.graphID.map { !seen.contains($0) } ?? false }
+    }
+
+    /// Whether `source` is a single event whose change key is the one recorded: Graph has not changed it
+    /// since the last sync (or the push recorded its own change), so there is nothing to pull.
+    static func isUnchanged(_ source: PullItemSource, record: SyncItemRecord?) -> Bool {
+        guard !source.isSeries, !source.unread, let key = source.changeKey, let recorded = record?.changeKey else {
+            return false
+        }
+        return key == recorded
+    }
+
+    /// Whether `source` is a series whose occurrences in the window are the recorded ones, each with the
+    /// recorded change key (a change to the master reaches every occurrence's).
+    static func isUnchangedSeries(_ source: PullItemSource, record: SyncItemRecord?, recorded: [String: String?]?)
+        -> Bool
+    {
+        guard source.isSeries, record?.changeKey != nil, let recorded, !source.occurrenceKeys.isEmpty,
+            recorded.count == source.occurrenceKeys.count
+        else { return false }
+        return source.occurrenceKeys.allSatisfy { id, key in recorded[id].flatMap { $0 } == key }
+    }
+
+    static func byGraphID(_ records: [SyncItemRecord]) -> [String: SyncItemRecord] {
+        Dictionary(records.compactMap { r in r.graphID.map { ($0, r) } }) { first, _ in first }
     }
 }
 

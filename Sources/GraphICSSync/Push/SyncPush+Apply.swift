@@ -34,7 +34,11 @@ extension SyncPush {
             case .create:
                 (item.outcome, item.graphID) = try create(action, owners: &owners)
             case .update:
-                item.outcome = try update(action, overriding: overriding)
+                item.outcome = try update(action, overriding: overriding, owners: &owners)
+                if item.outcome == .pushed(.new) {
+                    // Made again (deleted in Outlook, the local version won): its new id.
+                    item.graphID = owners.first { $0.value == action.fileName }?.key
+                }
             case .delete:
                 guard action.graphID != nil else {
                     try forget(action)

@@ -20,7 +20,7 @@ extension SyncPush {
         for entry in entries {
             let record = recorded[entry.name].flatMap { $0.graphID == nil ? nil : $0 }
             if let record, record.matches(entry) { continue }
-            let file = try folder.read(entry.name)
+            guard let file = read(entry.name, &plan) else { continue }
             if let record, file.sha256 == record.sha256 { continue }
             guard let event = readEvent(file, &plan) else { continue }
             let uid = event.sourceUID
@@ -58,6 +58,20 @@ extension SyncPush {
                     record: record))
         }
         return plan
+    }
+
+    /// The item `name` read and hashed; nil when it went between the scan and the read (the next plan
+    /// sees it gone), or, with the reason in `plan`, when it cannot be read.
+    func read(_ name: String, _ plan: inout PushPlan) -> VdirItem? {
+        do {
+            return try folder.read(name)
+        } catch let error as SyncStoreError where error.errno == ENOENT {
+            return nil
+        } catch {
+            plan.problems.append(
+                problem(PushAction(fileName: name, kind: .create), .failed(reason: "\(error)", requestID: nil)))
+            return nil
+        }
     }
 
     /// The one event (or series) of `file` as the import maps it for ``settings``; nil, with the reason in

@@ -35,6 +35,18 @@ extension SyncPush {
         if let owner = owners[id], owner != action.fileName, owner != action.renamedFrom {
             return (.refused(reason: "Graph's event \(id) with this UID is synced as \(owner) already"), id)
         }
+        if result.action == .skipped {
+            // Made before (by a run killed before recording it, or by an import of the same UID): the file may
+            // have changed since, so the event is brought to it as an update would, meetings held.
+            var adopted = action
+            adopted.graphID = id
+            adopted.record = SyncItemRecord(
+                fileName: action.fileName, uid: event.sourceUID, graphID: id, changeKey: nil, size: 0,
+                modificationNanoseconds: 0, sha256: Data())
+            let outcome = try update(adopted, overriding: true, owners: &owners)
+            if outcome == .pushed(.changed) { owners[id] = action.fileName }
+            return (outcome == .pushed(.changed) ? .pushed(.new) : outcome, id)
+        }
         let graph = try GraphItemState(client.event(id: id), operation: "reading event \(id)")
         let occurrences = try occurrenceIDs(ofSeries: id, isSeries: event.payload.recurrence != nil)
         try record(action, graphID: id, changeKey: graph.changeKey, occurrences: occurrences)
@@ -46,12 +58,17 @@ extension SyncPush {
 
     /// Changes the event of a changed file: the checks (change key, meeting), the PATCH with `If-Match`, a
     /// series' occurrences, the record.
-    func update(_ action: PushAction, overriding: Bool) throws -> PushedItem.Outcome {
+    func update(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem.Outcome {
         guard let event = action.event, let file = action.file, let recorded = action.record,
             let id = recorded.graphID
         else { return .failed(reason: "the file was not read", requestID: nil) }
         guard let graph = try current(id) else {
-            return .conflict(reason: "deleted in Outlook since the last sync, and changed here")
+            // Deleted in Outlook: a conflict, unless the local version won it, which makes the event again.
+            guard overriding else {
+                return .conflict(reason: "deleted in Outlook since the last sync, and changed here")
+            }
+            owners[id] = nil
+            return try create(action, owners: &owners).0
         }
         var landed = false
         if !overriding, graph.changeKey != recorded.changeKey {

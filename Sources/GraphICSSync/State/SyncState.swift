@@ -11,7 +11,7 @@ import Foundation
 /// call commits by itself. Not thread-safe, like its ``SQLiteDatabase``.
 public final class SyncState {
     /// The schema this graph-ics writes.
-    public static let schemaVersion: Int64 = 2
+    public static let schemaVersion: Int64 = 3
     /// The database's file name inside the state directory.
     public static let fileName = "state.sqlite3"
 
@@ -74,6 +74,11 @@ public final class SyncState {
             PRIMARY KEY (pairing, graph_id)
         ) WITHOUT ROWID;
         CREATE INDEX occurrence_file ON occurrence (pairing, file_name);
+        """,
+        // Version 3: each occurrence's change key, so that a calendar read without delta (calendarView
+        // compared with the records) tells an unchanged series without reading its master.
+        """
+        ALTER TABLE occurrence ADD COLUMN change_key TEXT;
         """,
     ]
 

@@ -26,6 +26,8 @@ struct StandInCalendar {
     var isDefault: Bool
     var canEdit: Bool
     var changeKey: String
+    /// `#RRGGBB`, or empty: a calendar whose owner never chose a colour.
+    var hexColor = ""
 }
 
 extension GraphStandIn {
@@ -69,10 +71,11 @@ extension GraphStandIn {
     ///   - isDefault: makes it the default calendar (the previous default stops being one).
     ///   - canEdit: false makes creating events in it fail with 403 `ErrorAccessDenied`, like a calendar
     ///     shared read-only.
+    ///   - hexColor: the colour its owner chose (`#RRGGBB`); empty, as Graph sends it, when none was.
     @discardableResult
-    public func addCalendar(user: String? = nil, name: String, isDefault: Bool = false, canEdit: Bool = true)
-        -> String
-    {
+    public func addCalendar(
+        user: String? = nil, name: String, isDefault: Bool = false, canEdit: Bool = true, hexColor: String = ""
+    ) -> String {
         let ownerID = ensureUser(user)
         return locked { state in
             let id = Self.newItemID(prefix: "AAMkAGI2Cal")
@@ -84,7 +87,7 @@ extension GraphStandIn {
             state.calendars.append(
                 StandInCalendar(
                     id: id, userID: ownerID, name: name, isDefault: isDefault, canEdit: canEdit,
-                    changeKey: Self.randomToken(length: 22)))
+                    changeKey: Self.randomToken(length: 22), hexColor: hexColor))
             return id
         }
     }
@@ -167,7 +170,7 @@ extension GraphStandIn {
             "id": calendar.id,
             "name": calendar.name,
             "color": "auto",
-            "hexColor": "",
+            "hexColor": calendar.hexColor,
             "isDefaultCalendar": calendar.isDefault,
             "changeKey": calendar.changeKey,
             "canShare": calendar.canEdit,

@@ -95,3 +95,16 @@ import Testing
         #expect((object["summary"] as? String)?.hasSuffix("dry run: nothing was changed") == true)
     }
 }
+
+@Suite struct PulledSubjectsTests {
+    @Test func theFirstSummaryIsReadUnfoldedAndUnescaped() {
+        let text =
+            "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY;LANGUAGE=en:Lunch\\, then a very long walk\r\n"
+            + "  in the park\\; bring shoes\\nand water\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nSUMMARY:Other\r\n"
+            + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+        #expect(
+            PulledSubjects.summary(in: Data(text.utf8))
+                == "Lunch, then a very long walk in the park; bring shoes\nand water")
+        #expect(PulledSubjects.summary(in: Data("BEGIN:VEVENT\r\nUID:a\r\nEND:VEVENT\r\n".utf8)) == nil)
+    }
+}

@@ -37,50 +37,58 @@ final class PullFixture {
         standIn.stop()
     }
 
-    func pull() -> SyncPull {
-        SyncPull(client: client, state: state, pairing: pairing, folder: folder)
+    func pull(_ calendar: PullCalendar = .primary) -> SyncPull {
+        SyncPull(client: client, state: state, pairing: pairing, folder: folder, calendar: calendar)
     }
 
     @discardableResult
-    func run() throws -> PullReport {
-        try pull().run(window: window)
+    func run(_ calendar: PullCalendar = .primary) throws -> PullReport {
+        try pull(calendar).run(window: window)
     }
 
     /// A single event on `day` of December 2026, 10:00–11:00 UTC.
     @discardableResult
-    func addSingle(_ subject: String, day: Int, id: String) throws -> String {
+    func addSingle(_ subject: String, day: Int, id: String, calendar: String? = nil) throws -> String {
         let date = String(format: "2026-12-%02d", day)
-        return try standIn.addEvent([
-            "id": id, "subject": subject, "iCalUId": "uid-\(id)",
-            "start": ["dateTime": "\(date)T10:00:00", "timeZone": "UTC"],
-            "end": ["dateTime": "\(date)T11:00:00", "timeZone": "UTC"],
-        ])
+        return try standIn.addEvent(
+            [
+                "id": id, "subject": subject, "iCalUId": "uid-\(id)",
+                "start": ["dateTime": "\(date)T10:00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "\(date)T11:00:00", "timeZone": "UTC"],
+            ], calendar: calendar)
     }
 
     /// A weekly series "Standup" on the Mondays 7, 14, 21 and 28 December 2026, 09:00–09:30 UTC: master
-    /// `standup`, occurrences `standup-7` … `standup-28`.
-    func addSeries() throws {
+    /// `standup`, occurrences `standup-7` … `standup-28`. Without `recurrence` the master has no pattern
+    /// (the export then writes the occurrences as instances), and each occurrence gets an iCalUId of its own.
+    func addSeries(calendar: String? = nil, recurrence: Bool = true) throws {
         func when(_ day: Int, _ time: String) -> [String: Any] {
             ["dateTime": String(format: "2026-12-%02dT%@", day, time), "timeZone": "UTC"]
         }
-        try standIn.addEvent([
+        var master: [String: Any] = [
             "id": "standup", "type": "seriesMaster", "subject": "Standup", "iCalUId": "uid-standup",
             "start": when(7, "09:00:00"), "end": when(7, "09:30:00"),
             "originalStartTimeZone": "UTC", "originalEndTimeZone": "UTC",
-            "recurrence": [
-                "pattern": ["type": "weekly", "interval": 1, "daysOfWeek": ["monday"], "firstDayOfWeek": "sunday"],
-                "range": [
-                    "type": "numbered", "startDate": "2026-12-07", "numberOfOccurrences": 4,
-                    "recurrenceTimeZone": "UTC",
-                ],
-            ] as [String: Any],
-        ])
+        ]
+        if recurrence {
+            master["recurrence"] =
+                [
+                    "pattern": ["type": "weekly", "interval": 1, "daysOfWeek": ["monday"], "firstDayOfWeek": "sunday"],
+                    "range": [
+                        "type": "numbered", "startDate": "2026-12-07", "numberOfOccurrences": 4,
+                        "recurrenceTimeZone": "UTC",
+                    ],
+                ] as [String: Any]
+        }
+        try standIn.addEvent(master, calendar: calendar)
         for day in [7, 14, 21, 28] {
-            try standIn.addEvent([
-                "id": "standup-\(day)", "type": "occurrence", "seriesMasterId": "standup", "subject": "Standup",
-                "iCalUId": "uid-standup", "originalStart": String(format: "2026-12-%02dT09:00:00Z", day),
-                "start": when(day, "09:00:00"), "end": when(day, "09:30:00"),
-            ])
+            try standIn.addEvent(
+                [
+                    "id": "standup-\(day)", "type": "occurrence", "seriesMasterId": "standup", "subject": "Standup",
+                    "iCalUId": recurrence ? "uid-standup" : "uid-standup-\(day)",
+                    "originalStart": String(format: "2026-12-%02dT09:00:00Z", day),
+                    "start": when(day, "09:00:00"), "end": when(day, "09:30:00"),
+                ], calendar: calendar)
         }
     }
 

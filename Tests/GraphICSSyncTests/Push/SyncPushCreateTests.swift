@@ -67,6 +67,23 @@ import Testing
         #expect(try fixture.push().plan().actions.isEmpty)
     }
 
+    @Test func aFileEditedAfterAKilledCreateBringsTheEventToTheEdit() throws {
+        let fixture = try PushFixture()
+        try fixture.write("khal-dentist.ics", Self.invitation)
+        struct Killed: Error {}
+        var push = fixture.push()
+        push.beforeRecording = { _ in throw Killed() }
+        #expect(throws: Killed.self) { try push.apply(push.plan()) }
+        try fixture.edit("khal-dentist.ics", replacing: "SUMMARY:", with: "SUMMARY:Dentist (moved)")
+
+        let report = try fixture.sync()
+        #expect(report.items.map(\.outcome) == [.pushed(.new)])
+        #expect(fixture.events.count == 1 && fixture.events.first?["subject"] as? String == "Dentist (moved)")
+        #expect(fixture.standIn.sentInvitations.isEmpty)
+        #expect(try fixture.record("khal-dentist.ics")?.changeKey == fixture.events.first?["changeKey"] as? String)
+        #expect(try fixture.push().plan().actions.isEmpty)
+    }
+
     @Test func toDosAndOtherFilesAreLeftAlone() throws {
         let fixture = try PushFixture()
         try fixture.write(
@@ -147,5 +164,12 @@ import Testing
             plan.problems.map(\.outcome) == [
                 .refused(reason: "khal-dentist.ics has the same UID; a synced folder holds one file per UID")
             ])
+    }
+
+    @Test func aCancelledNewEventIsRefused() throws {
+        let fixture = try PushFixture()
+        try fixture.write("gone.ics", PushFixture.single("gone-1", summary: "Off", extra: ["STATUS:CANCELLED"]))
+        #expect(try fixture.sync().items.map(\.outcome.name) == ["refused"])
+        #expect(fixture.events.isEmpty)
     }
 }

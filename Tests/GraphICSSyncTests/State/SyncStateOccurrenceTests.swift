@@ -29,7 +29,40 @@ import Testing
         #expect(try state.fileName(ofOccurrence: "o4", in: again) == nil)
     }
 
-    @Test("a version 1 database is migrated to version 2 and keeps its items")
+    @Test("a series item's occurrences keep their change keys, read back per file")
+    func occurrencesKeepTheirChangeKeys() throws {
+        let state = try SyncState(path: directory.file(SyncState.fileName))
+        let pairing = try state.pairing(key)
+        try state.setOccurrences(["o1", "o2"], changeKeys: ["o1": "k1"], of: "series.ics", in: pairing)
+        try state.setOccurrences(["p1"], changeKeys: ["p1": "q1"], of: "other.ics", in: pairing)
+        let keys = try state.occurrenceChangeKeys(in: pairing)
+        #expect(keys["series.ics"] == ["o1": "k1", "o2": String?.none] as [String: String?])
+        #expect(keys["other.ics"] == ["p1": "q1"])
+        try state.setOccurrences(["o2"], changeKeys: ["o2": "k2"], of: "series.ics", in: pairing)
+        #expect(try state.occurrenceChangeKeys(in: pairing)["series.ics"] == ["o2": "k2"])
+    }
+
+    @Test("a version 2 database gains the occurrences' change keys and keeps what it had")
+    func migratesFromVersionTwo() throws {
+        let path = directory.file(SyncState.fileName)
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try database.execute(SyncState.migrations[0])
+            try database.execute(SyncState.migrations[1])
+            try database.setUserVersion(2)
+            try database.run("INSERT INTO pairing (account, calendar_id, folder) VALUES ('a', 'c', '/f')")
+            try database.run("INSERT INTO occurrence VALUES (1, 'o', 'x.ics')")
+        }
+        let state = try SyncState(path: path)
+        #expect(try state.database.userVersion == 3)
+        let pairing = try state.pairing(SyncPairingKey(account: "a", calendarID: "c", folder: "/f"))
+        #expect(try state.fileName(ofOccurrence: "o", in: pairing) == "x.ics")
+        #expect(
+            try state.occurrenceChangeKeys(in: pairing) == ["x.ics": ["o": String?.none]] as [String: [String: String?]]
+        )
+    }
+
+    @Test("a version 1 database is migrated to the current version and keeps its items")
     func migratesFromVersionOne() throws {
         let path = directory.file(SyncState.fileName)
         do {
@@ -41,7 +74,7 @@ import Testing
                 "INSERT INTO item VALUES (1, 'x.ics', 'x', 'g', 'ck', 1, 2, x'00')")
         }
         let state = try SyncState(path: path)
-        #expect(try state.database.userVersion == 2)
+        #expect(try state.database.userVersion == SyncState.schemaVersion)
         let pairing = try state.pairing(SyncPairingKey(account: "a", calendarID: "c", folder: "/f"))
         #expect(try state.items(of: pairing).map(\.fileName) == ["x.ics"])
         try state.setOccurrences(["o"], of: "x.ics", in: pairing)

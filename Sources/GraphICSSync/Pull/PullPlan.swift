@@ -1,0 +1,88 @@
+import Foundation
+import ICalBridge
+
+/// Which calendar a pairing syncs, which decides how the pull reads Graph's changes.
+public enum PullCalendar: Equatable, Sendable {
+    /// The mailbox's primary calendar: `calendarView/delta` rounds (Graph v1.0 documents delta only there,
+    /// `api/event-delta.md`).
+    case primary
+    /// Another calendar, by Graph id: `calendars/{id}/calendarView` over the window at every pull, compared
+    /// with the records by change key (unchanged items are not read further).
+    case other(id: String)
+}
+
+/// What a pull would do, found by reading Graph and the folder and writing nothing: the value
+/// ``SyncPull/plan(window:)`` returns, that `--dry-run` prints and ``SyncPull/apply(_:overwriting:archive:)``
+/// carries out.
+public struct PullPlan: Sendable {
+    /// Whether the round resumed a delta link or read the whole window, and why.
+    public var round: PullReport.Round
+    /// The window the pull reads and, for the primary calendar, the stored delta link covers after it.
+    public var window: SyncWindow
+    /// Per item, what the pull would do to its file (pull new, changed or deleted), with its UID.
+    public var items: [PullReport.PulledItem]
+    /// Items Graph changed or removed whose file changed here: left as they are unless the apply is told to
+    /// overwrite them (a conflict Graph's side won).
+    public var keptLocalChanges: [PullReport.KeptLocalChange]
+    /// Problems converting single events or series (named by id and subject); those items are left out.
+    public var diagnostics: [Diagnostic]
+    /// Items Graph reported whose file already holds Graph's version (or whose change key is the recorded one).
+    public var unchanged: Int
+
+    /// The files the pull would delete: those it deletes, and those kept back for a local edit that a
+    /// conflict won by Graph would delete (for the mass-deletion guard).
+    public var deletionCount: Int {
+        items.filter { $0.action == .deleted }.count + keptLocalChanges.filter { $0.wouldHave == .deleted }.count
+    }
+
+    /// What `--dry-run` prints for the pull, one line per item: `would pull new uid-lunch.ics (UID uid-lunch)`,
+    /// `would keep uid-lunch.ics (UID uid-lunch): changed here while Graph changed it`. Names and UIDs come
+    /// through ``PrintableText``.
+    public var dryRunLines: [String] {
+        items.map { item in "would pull \(item.action.rawValue) \(Self.name(item.fileName, uid: item.uid))" }
+            + keptLocalChanges.map { kept in
+                let graph =
+                    switch kept.wouldHave {
+                    case .new: "a file never synced here differs from Graph's event"
+                    case .changed: "changed here while Graph changed it"
+                    case .deleted: "changed here while Graph deleted it"
+                    }
+                return "would keep \(Self.name(kept.fileName, uid: kept.uid)): \(graph)"
+            }
+    }
+
+    private static func name(_ fileName: String, uid: String?) -> String {
+        PrintableText.printable(fileName) + (uid.map { " (UID \(PrintableText.printable($0)))" } ?? "")
+    }
+
+    /// Graph's version of each item to write, by file name order of the round.
+    var updates: [PullUpdate]
+    /// The records of items Graph no longer has in the window.
+    var deletions: [SyncItemRecord]
+    /// What the apply stores for the next pull.
+    var checkpoint: PullCheckpoint
+}
+
+/// What an applied pull stores for the next one.
+enum PullCheckpoint: Sendable {
+    /// The window a calendar without delta is read over (stored with no link), so that later pulls compare
+    /// the same span until it no longer covers the one asked for.
+    case window(SyncWindow)
+    /// A changes round's next delta link: stored only when no local change was kept back, so that Graph's
+    /// version comes again until the item is settled.
+    case unlessKept(DeltaCheckpoint)
+    /// A full round's delta link, stored in any case; a kept item's record is marked instead (no change
+    /// key), so that the next round reads its Graph version again.
+    case marking(DeltaCheckpoint)
+}
+
+extension SyncItemRecord {
+    /// Whether Graph's version of this item is still to be taken: a pull kept it back for a local edit
+    /// after a full round, leaving no change key, so later pulls read the event again until it is settled.
+    var awaitsGraphVersion: Bool { graphID != nil && changeKey == nil }
+
+    /// Whether this record stands for an item no sync ever wrote here: a file found in the folder on a full
+    /// round, differing from Graph's event with its UID (size −1, no hash). Its file is neither as recorded
+    /// nor deleted here when missing.
+    var isPlaceholder: Bool { sha256.isEmpty }
+}
