@@ -2,10 +2,13 @@ import Foundation
 import GraphStandIn
 
 /// `graph-standin`: the loopback Microsoft Graph stand-in of graph-ics's tests as a program of its own, for
-/// the network benchmarks (`scripts/bench-graph`) and for trying graph-ics without an account.
+/// the network benchmarks (`scripts/bench-graph`, `scripts/bench-sync`), the sync's check with real clients
+/// (`scripts/check-sync`) and for trying graph-ics without an account.
 ///
-/// It seeds a mailbox, writes the environment that points graph-ics at it to a file (0600), serves until
-/// SIGTERM or SIGINT, and then writes what it saw as JSON.
+/// It seeds a mailbox (single events and recurring series, `SeriesSeed`), writes the environment that
+/// points graph-ics at it to a file (0600), serves until SIGTERM or SIGINT, and writes what it saw as JSON
+/// then and on every SIGUSR1. Scripts change events "in Outlook" through its Graph API itself (curl with
+/// the environment's token), as any client would.
 @main
 enum GraphStandInServer {
     static let usage = """
