@@ -23,11 +23,13 @@ enum GraphStandInServer {
         GRAPH_ICS_ACCESS_TOKEN lines (a token of this stand-in only) once it is serving. --latency
         adds MS milliseconds to every HTTP request to Graph (a $batch once), as a distant network
         would.
-        --stats FILE receives what the stand-in saw as JSON: requests, Graph operations (parts of a
-        $batch counted one by one), calendarView requests, $batch requests, the most requests in
-        flight for the mailbox, events stored (occurrences included), and the operations counted by
-        method and path with the ids left out (operationsByPath). It is written (atomically) on
-        SIGUSR1, which leaves the stand-in serving, and on SIGTERM or SIGINT, which stop it.
+        `graph-ics login` (any GRAPH_ICS_CLIENT_ID) signs in as the seeded user at its second poll.
+        --stats FILE receives what the stand-in saw as JSON: HTTP requests (requests; those to
+        Graph, a $batch once: graphRequests), Graph operations (parts of a $batch counted one by
+        one), calendarView requests, $batch requests, the most requests in flight for the
+        mailbox, events stored (occurrences included), and the operations counted by method and
+        path with the ids left out (operationsByPath). It is written (atomically) on SIGUSR1,
+        which leaves the stand-in serving, and on SIGTERM or SIGINT, which stop it.
 
         """
 
@@ -115,6 +117,7 @@ enum GraphStandInServer {
         let operations = standIn.operations
         let stats: [String: Any] = [
             "requests": requests.count,
+            "graphRequests": requests.filter { $0.path.hasPrefix("/v1.0/") }.count,
             "operations": operations.count,
             "operationsByPath": Dictionary(operations.map { (pathShape(of: $0), 1) }, uniquingKeysWith: +),
             "calendarView": requests.filter { $0.path.hasSuffix("/calendarView") }.count,
