@@ -161,14 +161,13 @@ struct SyncCommand: Command {
     private func sync(_ terminal: Terminal) throws -> SyncReport {
         let session = try Session.open(
             connection, need: dryRun || direction == .pullOnly ? .read : .write, terminal: terminal)
-        let folder = try Self.openFolder(directory)
+        let (folder, stateDirectory, scratch) = try places(ProcessInfo.processInfo.environment)
+        defer { scratch?.remove() }
         if reset, let item = try folder.scan().first {
             throw UsageError(
                 "--reset starts over from an empty folder, and \(folder.path) holds \(item.name) (and maybe more): "
                     + "move its .ics files away first, so that nothing is sent to Outlook twice")
         }
-        let environment = ProcessInfo.processInfo.environment
-        let stateDirectory = try SyncStateDirectory.path(environment)
         try SyncStateDirectory.prepare(stateDirectory)
         let account = try Self.account(session, user: connection.user)
         let calendarID = try ImportCommand.calendarID(for: calendar, in: session.client)
@@ -192,6 +191,21 @@ struct SyncCommand: Command {
             run.resolver = { Self.ask($0, terminal) }
         }
         return try run.run()
+    }
+
+    /// DIR and the state directory; for a dry run of a folder never synced (DIR or the state missing), an
+    /// empty scratch folder and state instead, removed at the end, so that it creates neither DIR nor a
+    /// pairing.
+    private func places(_ environment: [String: String]) throws -> (VdirFolder, String, DryRunScratch?) {
+        let stateDirectory = try SyncStateDirectory.path(environment)
+        let neverSynced =
+            POSIXFile.kind(of: directory) == .absent
+            || POSIXFile.kind(of: (stateDirectory as NSString).appendingPathComponent(SyncState.fileName)) == .absent
+        guard dryRun, neverSynced, let scratch = try DryRunScratch(needed: true) else {
+            return (try Self.openFolder(directory), stateDirectory, nil)
+        }
+        let folder = POSIXFile.kind(of: directory) == .absent ? scratch.folder : directory
+        return (try Self.openFolder(folder), scratch.state, scratch)
     }
 
     /// The key a pairing with the default calendar is recorded under (`--calendar` not given).
@@ -289,6 +303,32 @@ struct SyncCommand: Command {
         case .badLocation: .cannotCreateOutput
         case .io, .schema, .invalidValue: .ioError
         }
+    }
+}
+
+/// The scratch folder a dry run of a folder never synced plans in: an empty item folder and a state
+/// directory under the system's temporary folder, removed when the run ends.
+struct DryRunScratch {
+    let root: String
+    var folder: String { root + "/folder" }
+    var state: String { root + "/state" }
+
+    /// A new scratch folder when `needed`, else nil.
+    init?(needed: Bool) throws {
+        guard needed else { return nil }
+        var template = Array((NSTemporaryDirectory() + "/graph-ics-dry-run-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
+            guard let base = buffer.baseAddress, mkdtemp(base) != nil else { return nil }
+            return String(cString: base)
+        }
+        guard let made else {
+            throw CommandFailure(.ioError, "graph-ics cannot create a scratch folder for the dry run")
+        }
+        root = made
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: root)
     }
 }
 

@@ -182,6 +182,17 @@ import Testing
         #expect(fixture.account.standIn.events().count == 2)
     }
 
+    @Test func aDryRunOfAFolderNeverSyncedCreatesNeitherTheFolderNorTheState() throws {
+        let fixture = try Fixture()
+        let result = try fixture.sync(["--dry-run"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.out.contains("would pull new  uid-lunch.ics  Lunch"), "\(result.out)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.folder))
+        #expect(!FileManager.default.fileExists(atPath: fixture.state + "/" + SyncState.fileName))
+        #expect(try fixture.sync().status == 0, "the real first sync afterwards")
+        #expect(fixture.itemNames == ["uid-lunch.ics", "uid-review.ics"])
+    }
+
     @Test func theJSONReportParses() throws {
         let fixture = try Fixture()
         let result = try fixture.sync(["--json"])

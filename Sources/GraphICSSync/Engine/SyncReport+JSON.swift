@@ -7,7 +7,7 @@ extension SyncReport {
     /// `dryRun`, `round` (`changes`, `first`, `resync`, `reanchored`, or null), `window` (`start`, `end`,
     /// ISO 8601 UTC), `items` (each `file`, `uid`, `subject`, `outcome`: `pulled`, `pushed`, `held`,
     /// `conflict`, `failed`, `refused`, and by outcome `change`, `attendees`, `resolution`, `kept`, `reason`,
-    /// `requestId`), `counts`, `diagnostics` (their lines), `refusal` (`side`, `deletions`, `items`,
+    /// `requestId`), `counts`, `unsentLocalChanges` (`--pull-only`), `diagnostics` (their lines), `refusal` (`side`, `deletions`, `items`,
     /// `message`, or null), `summary`.
     public func jsonData() throws -> Data {
         let document: [String: Any] = [
@@ -16,6 +16,7 @@ extension SyncReport {
             "window": ["start": Self.timestamp(window.start), "end": Self.timestamp(window.end)],
             "items": items.map(\.jsonObject),
             "counts": counts,
+            "unsentLocalChanges": unsentLocalChanges,
             "diagnostics": diagnostics.map(\.description),
             "refusal": refusal.map { refusal -> Any in
                 [

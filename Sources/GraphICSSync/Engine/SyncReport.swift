@@ -61,11 +61,14 @@ public struct SyncReport: Sendable, Equatable {
     public var isDryRun: Bool
     /// The pull's round; nil when nothing was pulled (`--push-only`).
     public var round: PullReport.Round?
-    /// The window the run mirrored.
+    /// The window Graph's changes are followed over: the one asked for, with the pull's lookahead (the
+    /// asked one for `--push-only`).
     public var window: SyncWindow
     public var items: [Item] = []
     /// Problems converting Graph's events (those items were left out).
     public var diagnostics: [Diagnostic] = []
+    /// Local changes a `--pull-only` run did not send (the next run without it sends them).
+    public var unsentLocalChanges = 0
     /// Set when the mass-deletion guard stopped the run before anything changed.
     public var refusal: MassDeletionGuard.Refusal?
 
@@ -166,6 +169,9 @@ extension SyncReport {
         var text =
             refusal.map { "stopped: " + $0.description }
             ?? (parts.isEmpty ? "no changes" : parts.joined(separator: ", "))
+        if unsentLocalChanges > 0 {
+            text += "; \(unsentLocalChanges) local change\(unsentLocalChanges == 1 ? "" : "s") not sent (--pull-only)"
+        }
         if let round = round?.summary { text += "; " + round }
         if isDryRun { text += "; dry run: nothing was changed" }
         return "sync: " + text

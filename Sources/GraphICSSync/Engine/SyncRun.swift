@@ -67,6 +67,9 @@ public struct SyncRun {
         }
         let conflicts = Self.conflicts(pullPlan, pushPlan)
         let resolutions = resolve(conflicts)
+        if !options.direction.pushes {
+            report.unsentLocalChanges = pushPlan.fileNames.subtracting(resolutions.keys).count
+        }
         if options.dryRun {
             report.items = planned(pullPlan, pushPlan, conflicts, resolutions)
         } else {

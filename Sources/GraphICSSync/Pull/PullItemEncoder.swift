@@ -24,13 +24,17 @@ struct PullItemEncoder {
 
     /// Encodes a single event, or a series from its `master` (`GET events/{id}`) and its occurrences and
     /// exceptions in the window; nil (with diagnostics) when it cannot be converted.
-    func encode(_ events: [Data], master: (id: String, json: Data)?, diagnostics: inout [Diagnostic]) throws
-        -> Encoded?
-    {
+    ///
+    /// `uid` (the item's recorded UID) stands in for Graph's `iCalUId` in every event given, master,
+    /// occurrences and exceptions alike, whose UIDs the export derives from it: Graph gives an event created
+    /// through its API (a file the push sent) an `iCalUId` of its own, and the file keeps the UID it had.
+    func encode(
+        _ events: [Data], master: (id: String, json: Data)?, uid: String? = nil, diagnostics: inout [Diagnostic]
+    ) throws -> Encoded? {
         let stream = try GraphToICS.PageStream(
             options: options, recurrence: .series, range: window.start..<max(window.start, window.end))
-        try stream.add(page: Self.page(events))
-        if let master {
+        try stream.add(page: Self.page(events.map { Self.event($0, uid: uid) }))
+        if let master = master.map({ (id: $0.id, json: Self.event($0.json, uid: uid)) }) {
             let client = client
             try stream.addSeries(id: master.id, master: master.json) { start, end, onPage in
                 try client.instances(
@@ -44,6 +48,15 @@ struct PullItemEncoder {
         let shape = Self.events(in: buffer.bytes)
         guard summary.wroteCalendar, summary.written > 0, let uid = shape.uids.first else { return nil }
         return Encoded(contents: Data(buffer.bytes), uid: uid, uids: shape.uids, masterCount: shape.masterCount)
+    }
+
+    /// The event's JSON with `iCalUId` set to `uid`; as it is without `uid` (or when it is not an object).
+    static func event(_ json: Data, uid: String?) -> Data {
+        guard let uid, var object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
+            return json
+        }
+        object["iCalUId"] = uid
+        return (try? JSONSerialization.data(withJSONObject: object)) ?? json
     }
 
     /// `{"value": [...]}` around the events' JSON.

@@ -52,7 +52,9 @@ extension SyncPull {
             var report = PullReport(round: plan.round, window: plan.window)
             report.diagnostics = plan.diagnostics
             report.unchanged = plan.unchanged
-            let records = Dictionary(try state.items(of: pairing).map { ($0.fileName, $0) }) { first, _ in first }
+            // A round with nothing to apply (the usual quiet one) does not read the records again.
+            let list = plan.updates.isEmpty && plan.deletions.isEmpty ? [] : try state.items(of: pairing)
+            let records = Dictionary(list.map { ($0.fileName, $0) }) { first, _ in first }
             let resolution = Resolution(overwriting: overwriting, archive: archive)
             var start = 0
             while start < plan.updates.count {
@@ -71,7 +73,7 @@ extension SyncPull {
     /// Fills in what `plan` would do per item (from the folder's files, read only).
     func classify(_ plan: inout PullPlan, records list: [SyncItemRecord]) throws {
         let records = Dictionary(list.map { ($0.fileName, $0) }) { first, _ in first }
-        plan.updates = distinctFiles(plan.updates, &plan.diagnostics)
+        claimFiles(&plan, records: list)
         for update in plan.updates {
             switch try standing(of: update, record: records[update.fileName]) {
             case .write(let action), .record(let action, _):
@@ -92,21 +94,45 @@ extension SyncPull {
         }
     }
 
-    /// The updates with one per file: two Graph events with one UID would share a file (and a UID khal
-    /// and vdirsyncer see twice), so only the first is pulled and the others are named in a warning.
-    private func distinctFiles(_ updates: [PullUpdate], _ diagnostics: inout [Diagnostic]) -> [PullUpdate] {
-        var seen: [String: String] = [:]
-        return updates.filter { update in
-            guard let first = seen[update.fileName] else {
-                seen[update.fileName] = update.graphID
-                return true
+    /// Leaves out, before anything is written, every update whose file another Graph event has: two Graph
+    /// events with one UID would share a file (and a UID khal and vdirsyncer see twice), and the state
+    /// records one event per file and per UID. Only the first of a round, or the one already recorded, is
+    /// pulled; the others are named in a warning. A new event whose file or UID is that of an event the
+    /// round deletes (Graph replaced it) takes its file over instead, and that deletion is left out.
+    private func claimFiles(_ plan: inout PullPlan, records: [SyncItemRecord]) {
+        let byFileName = Dictionary(records.map { ($0.fileName, $0) }) { first, _ in first }
+        let byUID = Dictionary(records.map { ($0.uid, $0) }) { first, _ in first }
+        var replaced = Set(plan.deletions.map(\.fileName))
+        var claimed: [String: String] = [:]
+        plan.updates = plan.updates.compactMap { wanted in
+            var update = wanted
+            let holders = [byFileName[update.fileName], byUID[update.uid]].compactMap { $0 }
+                .filter { $0.graphID != update.graphID }
+            if let holder = holders.first {
+                guard Set(holders.map(\.fileName)).count == 1, replaced.remove(holder.fileName) != nil else {
+                    warn(
+                        update,
+                        "UID \(update.uid) is synced as \(holder.fileName) (Graph event "
+                            + "\(holder.graphID ?? "none")); this event is not pulled", &plan.diagnostics)
+                    return nil
+                }
+                update.fileName = holder.fileName
+                plan.deletions.removeAll { $0.fileName == holder.fileName }
             }
-            diagnostics.append(
-                Diagnostic(
-                    .warning, "Graph has another event (\(first)) with UID \(update.uid); only that one is pulled",
-                    file: folder.filePath(update.fileName), eventID: update.graphID))
-            return false
+            guard let first = claimed[update.fileName] else {
+                claimed[update.fileName] = update.graphID
+                return update
+            }
+            warn(
+                update, "Graph has another event (\(first)) with UID \(update.uid); only that one is pulled",
+                &plan.diagnostics)
+            return nil
         }
+    }
+
+    private func warn(_ update: PullUpdate, _ message: String, _ diagnostics: inout [Diagnostic]) {
+        diagnostics.append(
+            Diagnostic(.warning, message, file: folder.filePath(update.fileName), eventID: update.graphID))
     }
 
     // MARK: Applying

@@ -31,20 +31,25 @@ extension SyncPull {
     /// occurrences (those of the round, or with `fetchOccurrences` all of the window's, read again); an
     /// unread item from `GET events/{id}` first.
     ///
-    /// A series' master comes from `masters` (read ahead, nil when Graph no longer has it), else is read now.
+    /// An item the state records (`record`, found by its Graph id) keeps its file name and UID, whatever
+    /// `iCalUId` Graph gave it (one of its own, for an event the push created); a new item is named after
+    /// its UID. A series' master comes from `masters` (read ahead, nil when Graph no longer has it), else is
+    /// read now.
     func prepare(
-        _ source: PullItemSource, window: SyncWindow, fetchOccurrences: Bool, masters: [String: Data?] = [:],
-        diagnostics: inout [Diagnostic]
+        _ source: PullItemSource, record: SyncItemRecord?, window: SyncWindow, fetchOccurrences: Bool,
+        masters: [String: Data?] = [:], diagnostics: inout [Diagnostic]
     ) throws -> PreparedItem {
         if source.unread {
-            return try prepareUnread(source.graphID, window: window, diagnostics: &diagnostics)
+            return try prepareUnread(source.graphID, record: record, window: window, diagnostics: &diagnostics)
         }
         let encoder = PullItemEncoder(client: client, options: options, window: window)
         guard source.isSeries else {
-            guard let encoded = try encoder.encode(source.events, master: nil, diagnostics: &diagnostics),
+            guard
+                let encoded = try encoder.encode(
+                    source.events, master: nil, uid: record?.uid, diagnostics: &diagnostics),
                 isOneItem(encoded, graphID: source.graphID, subject: nil, &diagnostics)
             else { return .skipped }
-            return .update(update(encoded, graphID: source.graphID, changeKey: source.changeKey, occurrences: []))
+            return .update(update(encoded, record: record, graphID: source.graphID, changeKey: source.changeKey))
         }
         let read =
             try masters[source.graphID] ?? CalendarExporter(client: client).fetchMasters([source.graphID]).first?.value
@@ -54,10 +59,12 @@ extension SyncPull {
         // from the window as a single event moved out of it is.
         guard !events.isEmpty else { return .gone }
         let fields = Self.fields(master)
-        guard let encoded = try encoder.encode(events, master: (source.graphID, master), diagnostics: &diagnostics),
+        guard
+            let encoded = try encoder.encode(
+                events, master: (source.graphID, master), uid: record?.uid, diagnostics: &diagnostics),
             isOneItem(encoded, graphID: source.graphID, subject: fields["subject"] as? String, &diagnostics)
         else { return .skipped }
-        var item = update(encoded, graphID: source.graphID, changeKey: fields["changeKey"] as? String, occurrences: [])
+        var item = update(encoded, record: record, graphID: source.graphID, changeKey: fields["changeKey"] as? String)
         for event in events {
             let fields = Self.fields(event)
             guard let id = fields["id"] as? String else { continue }
@@ -69,9 +76,9 @@ extension SyncPull {
 
     /// Reads an item that is not in the round by its id (a single event or a series master) and encodes it;
     /// `.gone` when Graph no longer has it.
-    private func prepareUnread(_ id: String, window: SyncWindow, diagnostics: inout [Diagnostic]) throws
-        -> PreparedItem
-    {
+    private func prepareUnread(
+        _ id: String, record: SyncItemRecord?, window: SyncWindow, diagnostics: inout [Diagnostic]
+    ) throws -> PreparedItem {
         let json: Data
         do {
             json = try client.event(id: id)
@@ -83,7 +90,7 @@ extension SyncPull {
         let source = PullItemSource(
             graphID: id, isSeries: isSeries, events: isSeries ? [] : [json], changeKey: fields["changeKey"] as? String)
         return try prepare(
-            source, window: window, fetchOccurrences: true, masters: isSeries ? [id: json] : [:],
+            source, record: record, window: window, fetchOccurrences: true, masters: isSeries ? [id: json] : [:],
             diagnostics: &diagnostics)
     }
 
@@ -100,16 +107,20 @@ extension SyncPull {
                 "the export writes this series as \(encoded.masterCount) separate events with "
                     + "\(encoded.uids.count) UIDs (\(encoded.uids.prefix(3).joined(separator: ", "))"
                     + "\(encoded.uids.count > 3 ? ", …" : "")), which one item file cannot hold; not pulled",
-                file: folder.filePath(VdirFileName.forUID(encoded.uid)), eventID: graphID, subject: subject))
+                file: folder.path, eventID: graphID, subject: subject))
         return false
     }
 
-    private func update(_ encoded: PullItemEncoder.Encoded, graphID: String, changeKey: String?, occurrences: [String])
+    /// The update writing `encoded` under its record's file name and UID, else under its own UID's.
+    private func update(
+        _ encoded: PullItemEncoder.Encoded, record: SyncItemRecord?, graphID: String, changeKey: String?
+    )
         -> PullUpdate
     {
         PullUpdate(
-            fileName: VdirFileName.forUID(encoded.uid), uid: encoded.uid, graphID: graphID, changeKey: changeKey,
-            contents: encoded.contents, sha256: SHA256.hash(encoded.contents), occurrenceIDs: occurrences)
+            fileName: record?.fileName ?? VdirFileName.forUID(encoded.uid), uid: record?.uid ?? encoded.uid,
+            graphID: graphID, changeKey: changeKey, contents: encoded.contents, sha256: SHA256.hash(encoded.contents),
+            occurrenceIDs: [])
     }
 
     /// The occurrences and exceptions of a series in the window (`GET events/{id}/instances`), each as JSON.

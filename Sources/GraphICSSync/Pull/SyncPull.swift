@@ -10,13 +10,16 @@ import ICalBridge
 /// On the primary calendar, a first pull reads the whole window with `calendarView/delta` (stored a
 /// ``lookahead`` wider than asked, so that a window moving with today seldom needs a new round) and writes
 /// one file per item: a single event, or a series (its master read with `GET events/{id}`, its overrides
-/// and EXDATEs) exactly as the export writes it. Later pulls resume from the stored delta link: a round
-/// with no change is one request and writes nothing; a changed or removed occurrence refreshes its whole
-/// series file; an event deleted or moved out of the window deletes its file. A 410 from Graph (also in
-/// the first pages of a full round, which is started again once), or a stored window that no longer
-/// covers the one asked for, starts a full round compared with what is on disk. On another calendar,
-/// where Graph v1.0 documents no delta, every pull reads `calendars/{id}/calendarView` over the stored
-/// window (⌈N/1000⌉ requests when nothing changed) and compares change keys with the records.
+/// and EXDATEs) exactly as the export writes it, named after its UID; an item the state records keeps its
+/// file name and UID (an event the push created has an `iCalUId` Graph made, not the file's UID), and an
+/// event whose file or UID another event's record holds is not pulled (a warning). Later pulls resume from
+/// the stored delta link: a round with no change is one request and writes nothing; a changed or removed
+/// occurrence refreshes its whole series file; an event deleted or moved out of the window deletes its
+/// file. A 410 from Graph (also in the first pages of a full round, which is started again once), or a
+/// stored window that no longer covers the one asked for, starts a full round compared with what is on
+/// disk. On another calendar, where Graph v1.0 documents no delta, every pull reads
+/// `calendars/{id}/calendarView` over the stored window (⌈N/1000⌉ requests when nothing changed) and
+/// compares change keys with the records.
 ///
 /// Files are written only when their bytes change, and a single event whose change key is the recorded
 /// one (a change the push sent) is not read further. A file whose size, time or hash differs from its
@@ -166,7 +169,8 @@ public struct SyncPull {
                 continue
             }
             switch try prepare(
-                source, window: checkpoint.window, fetchOccurrences: true, diagnostics: &plan.diagnostics)
+                source, record: byGraphID[source.graphID], window: checkpoint.window, fetchOccurrences: true,
+                diagnostics: &plan.diagnostics)
             {
             case .update(let update): plan.updates.append(update)
             case .gone: plan.deletions += byGraphID[source.graphID].map { [$0] } ?? []
@@ -218,8 +222,8 @@ public struct SyncPull {
         var gone: Set<String> = []
         for source in changed {
             let prepared = try prepare(
-                source, window: plan.window, fetchOccurrences: fetchOccurrences, masters: masters,
-                diagnostics: &plan.diagnostics)
+                source, record: byGraphID[source.graphID], window: plan.window, fetchOccurrences: fetchOccurrences,
+                masters: masters, diagnostics: &plan.diagnostics)
             switch prepared {
             case .update(let update): plan.updates.append(update)
             case .gone: gone.insert(source.graphID)

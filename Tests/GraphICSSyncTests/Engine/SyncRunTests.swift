@@ -264,6 +264,7 @@ import Testing
         #expect(pulled.items.map(\.outcome) == [.pulled(.changed)])
         #expect(try fixture.base.text("uid-lunch.ics").contains("SUMMARY:Long lunch"))
         #expect(fixture.subjects() == ["Long lunch", "Dentist"], "nothing sent")
+        #expect(pulled.unsentLocalChanges == 1 && pulled.summary.contains("1 local change not sent (--pull-only)"))
 
         try fixture.standIn.changeEvent(id: "lunch", ["subject": "Short lunch"])
         let pushed = try fixture.run { $0.direction = .pushOnly }

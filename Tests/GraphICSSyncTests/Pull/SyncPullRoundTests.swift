@@ -120,6 +120,7 @@ import Testing
         let refusal = try #require(report.diagnostics.first { $0.severity == .error })
         #expect(refusal.eventID == "standup" && refusal.subject == "Standup")
         #expect(refusal.message.contains("4 separate events with 4 UIDs"), "\(refusal)")
+        #expect(refusal.file == fixture.folder.path, "no file is named that was not written")
         #expect(try fixture.state.items(of: fixture.pairing).map(\.graphID) == ["lunch"])
     }
 }
