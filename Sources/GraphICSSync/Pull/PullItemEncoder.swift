@@ -23,7 +23,9 @@ struct PullItemEncoder {
     }
 
     /// Encodes a single event, or a series from its `master` (`GET events/{id}`) and its occurrences and
-    /// exceptions in the window; nil (with diagnostics) when it cannot be converted.
+    /// exceptions in the window (all of them: the export's look-ups of moved occurrences inside the window
+    /// are answered from them, and only those reaching outside it ask Graph); nil (with diagnostics) when it
+    /// cannot be converted.
     ///
     /// `uid` (the item's recorded UID) stands in for Graph's `iCalUId` in every event given, master,
     /// occurrences and exceptions alike, whose UIDs the export derives from it: Graph gives an event created
@@ -33,10 +35,15 @@ struct PullItemEncoder {
     ) throws -> Encoded? {
         let stream = try GraphToICS.PageStream(
             options: options, recurrence: .series, range: window.start..<max(window.start, window.end))
-        try stream.add(page: Self.page(events.map { Self.event($0, uid: uid) }))
+        let occurrences = Self.page(events.map { Self.event($0, uid: uid) })
+        try stream.add(page: occurrences)
         if let master = master.map({ (id: $0.id, json: Self.event($0.json, uid: uid)) }) {
             let client = client
+            let window = window
             try stream.addSeries(id: master.id, master: master.json) { start, end, onPage in
+                // The events are every occurrence and exception of the window: a look-up inside it is
+                // answered from them, and Graph is asked only about instants outside it.
+                guard start < window.start || end > window.end else { return try onPage(occurrences) }
                 try client.instances(
                     seriesMasterID: master.id, start: Date(timeIntervalSince1970: TimeInterval(start)),
                     end: Date(timeIntervalSince1970: TimeInterval(end)), onPage: onPage)
