@@ -11,8 +11,7 @@ public struct DeltaEvent: Sendable, Equatable {
     public var changeKey: String?
     /// Graph's `@odata.etag` of this version: what `If-Match` sends back to change it only if unchanged.
     public var etag: String?
-    /// The event's JSON object, for ``GraphEventDocument/decode(_:file:)`` (re-serialised: not Graph's bytes,
-    /// keys in no particular order).
+    /// The event's JSON object as Graph sent it, for ``GraphEventDocument/decode(_:file:)``.
     public var raw: Data
 }
 
@@ -152,25 +151,22 @@ extension GraphClient {
 }
 
 extension CalendarDeltaPage {
-    /// Reads a delta page: `@removed` entries by id, every other entry as an event.
+    /// Reads a delta page: `@removed` entries by id, every other entry as an event (its bytes as sent).
     init(_ response: HTTPResponse, operation: String) throws {
-        guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
-            let entries = object["value"] as? [[String: Any]]
-        else {
+        guard let entries = GraphPage.entries(in: response.body, fields: ["id", "changeKey", "@odata.etag"]) else {
             throw GraphError.malformed("a delta page has no \"value\" array", operation: operation, response: response)
         }
         for entry in entries {
-            guard let id = entry["id"] as? String else {
+            guard let id = entry.fields["id"] else {
                 throw GraphError.malformed("a delta entry has no id", operation: operation, response: response)
             }
-            if entry["@removed"] != nil {
+            if entry.isRemoved {
                 removedIDs.append(id)
                 continue
             }
-            let raw = try JSONSerialization.data(withJSONObject: entry)
             events.append(
                 DeltaEvent(
-                    id: id, changeKey: entry["changeKey"] as? String, etag: entry["@odata.etag"] as? String, raw: raw))
+                    id: id, changeKey: entry.fields["changeKey"], etag: entry.fields["@odata.etag"], raw: entry.raw))
         }
     }
 

@@ -16,15 +16,15 @@ enum PulledSubjects {
 
     /// The value of the first SUMMARY content line of an iCalendar text (unfolded, TEXT escapes undone).
     static func summary(in contents: Data) -> String? {
-        let text = String(decoding: contents, as: UTF8.self)
-            .replacingOccurrences(of: "\r\n ", with: "").replacingOccurrences(of: "\r\n\t", with: "")
-        for line in text.split(separator: "\r\n", omittingEmptySubsequences: true) {
-            guard line.hasPrefix("SUMMARY:") || line.hasPrefix("SUMMARY;"),
-                let colon = valueStart(line)
-            else { continue }
-            return unescaped(line[colon...])
+        var summary: String?
+        UnfoldedLines.forEach(in: Array(contents)) { bytes in
+            guard UnfoldedLines.line(bytes, startsWith: "SUMMARY:") || UnfoldedLines.line(bytes, startsWith: "SUMMARY;")
+            else { return true }
+            let line = Substring(String(decoding: bytes, as: UTF8.self))
+            summary = valueStart(line).map { unescaped(line[$0...]) }
+            return summary == nil
         }
-        return nil
+        return summary
     }
 
     /// The index after the colon that ends the name and parameters (colons inside quoted parameter values

@@ -80,25 +80,28 @@ struct PullItemEncoder {
     /// The UIDs of an iCalendar text's VEVENTs (once each, in order) and how many VEVENTs have no
     /// RECURRENCE-ID; properties of components inside a VEVENT (VALARM) are not its own.
     static func events(in bytes: [UInt8]) -> (uids: [String], masterCount: Int) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let unfolded = text.replacingOccurrences(of: "\r\n ", with: "").replacingOccurrences(of: "\r\n\t", with: "")
         var uids: [String] = []
         var masterCount = 0
-        var components: [Substring] = []
+        var components: [[UInt8]] = []
         var isOverride = false
-        for line in unfolded.split(separator: "\r\n") {
-            if line.hasPrefix("BEGIN:") {
-                components.append(line.dropFirst(6))
-                isOverride = components.last == "VEVENT" ? false : isOverride
-            } else if line.hasPrefix("END:") {
-                if components.popLast() == "VEVENT", !isOverride { masterCount += 1 }
-            } else if components.last == "VEVENT" {
-                if line.hasPrefix("UID:"), !uids.contains(String(line.dropFirst(4))) {
-                    uids.append(String(line.dropFirst(4)))
-                } else if line.hasPrefix("RECURRENCE-ID:") || line.hasPrefix("RECURRENCE-ID;") {
+        let vevent = Array("VEVENT".utf8)
+        UnfoldedLines.forEach(in: bytes) { line in
+            if UnfoldedLines.line(line, startsWith: "BEGIN:") {
+                components.append(Array(line.dropFirst(6)))
+                isOverride = components.last == vevent ? false : isOverride
+            } else if UnfoldedLines.line(line, startsWith: "END:") {
+                if components.popLast() == vevent, !isOverride { masterCount += 1 }
+            } else if components.last == vevent {
+                if UnfoldedLines.line(line, startsWith: "UID:") {
+                    let uid = String(decoding: line.dropFirst(4), as: UTF8.self)
+                    if !uids.contains(uid) { uids.append(uid) }
+                } else if UnfoldedLines.line(line, startsWith: "RECURRENCE-ID:")
+                    || UnfoldedLines.line(line, startsWith: "RECURRENCE-ID;")
+                {
                     isOverride = true
                 }
             }
+            return true
         }
         return (uids, masterCount)
     }

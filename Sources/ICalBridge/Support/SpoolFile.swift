@@ -13,9 +13,11 @@ final class SpoolFile {
 
     init(directory: String?, memoryLimit: Int = 32 << 20) throws(ICalBridgeError) {
         self.memoryLimit = memoryLimit
-        let environment = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
+        // getenv, not ProcessInfo's environment (a dictionary of every variable, built again at each call):
+        // a sync makes a spool for each of thousands of item files.
+        let environment = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         self.directory = directory ?? environment ?? "/tmp"
-        pending.reserveCapacity(1 << 20)
+        pending.reserveCapacity(64 << 10)
     }
 
     deinit {
