@@ -35,26 +35,6 @@ public struct PullPlan: Sendable {
         items.filter { $0.action == .deleted }.count + keptLocalChanges.filter { $0.wouldHave == .deleted }.count
     }
 
-    /// What `--dry-run` prints for the pull, one line per item: `would pull new uid-lunch.ics (UID uid-lunch)`,
-    /// `would keep uid-lunch.ics (UID uid-lunch): changed here while Graph changed it`. Names and UIDs come
-    /// through ``PrintableText``.
-    public var dryRunLines: [String] {
-        items.map { item in "would pull \(item.action.rawValue) \(Self.name(item.fileName, uid: item.uid))" }
-            + keptLocalChanges.map { kept in
-                let graph =
-                    switch kept.wouldHave {
-                    case .new: "a file never synced here differs from Graph's event"
-                    case .changed: "changed here while Graph changed it"
-                    case .deleted: "changed here while Graph deleted it"
-                    }
-                return "would keep \(Self.name(kept.fileName, uid: kept.uid)): \(graph)"
-            }
-    }
-
-    private static func name(_ fileName: String, uid: String?) -> String {
-        PrintableText.printable(fileName) + (uid.map { " (UID \(PrintableText.printable($0)))" } ?? "")
-    }
-
     /// Graph's version of each item to write, by file name order of the round.
     var updates: [PullUpdate]
     /// The records of items Graph no longer has in the window.

@@ -51,14 +51,3 @@ public struct PushAction: Sendable {
     /// by this one when the action is recorded.
     var renamedFrom: String?
 }
-
-extension PushAction {
-    /// What `--dry-run` prints: `FILE: event UID ("SUBJECT"): would create` (`would update`, `would
-    /// delete`), on one line.
-    public var line: String {
-        var event = ""
-        if let uid { event += ": event \(uid)" }
-        if let subject, !subject.isEmpty { event += " (\"\(PrintableText.quoted(subject))\")" }
-        return PrintableText.printable("\(fileName)\(event): would \(kind.rawValue)")
-    }
-}

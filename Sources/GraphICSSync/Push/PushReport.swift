@@ -53,15 +53,6 @@ public struct PushedItem: Equatable, Sendable {
         self.graphID = graphID
         self.outcome = outcome
     }
-
-    /// `FILE: event UID ("SUBJECT"): pushed new`, `…: held (would mail 3 attendees)`, `…: conflict: REASON`,
-    /// `…: failed: REASON`, `…: refused: REASON`, on one line.
-    public var line: String {
-        var event = ""
-        if let uid { event += ": event \(uid)" }
-        if let subject, !subject.isEmpty { event += " (\"\(PrintableText.quoted(subject))\")" }
-        return PrintableText.printable("\(fileName)\(event): \(outcome)")
-    }
 }
 
 extension PushedItem.Outcome: CustomStringConvertible {

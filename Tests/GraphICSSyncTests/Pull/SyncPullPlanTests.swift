@@ -164,7 +164,7 @@ import Testing
 }
 
 @Suite struct PullPlanOutputTests {
-    @Test func aDryRunPrintsALinePerItemWithItsUID() throws {
+    @Test func aPlanNamesEachItemWithItsUIDAndWhatItWouldDo() throws {
         let fixture = try PullFixture()
         try fixture.addSingle("Lunch", day: 3, id: "lunch")
         try fixture.addSingle("Review", day: 10, id: "review")
@@ -175,14 +175,13 @@ import Testing
         try fixture.standIn.changeEvent(id: "party", ["subject": "Big party"])
         try fixture.folder.write(Data("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n".utf8), to: "uid-party.ics")
         try fixture.standIn.removeEvent(id: "review")
-        let lines = try fixture.pull().plan(window: fixture.window).dryRunLines
+        let plan = try fixture.pull().plan(window: fixture.window)
         #expect(
-            Set(lines) == [
-                "would pull changed uid-lunch.ics (UID uid-lunch)", "would pull new uid-talk.ics (UID uid-talk)",
-                "would pull deleted uid-review.ics (UID uid-review)",
-                "would keep uid-party.ics (UID uid-party): changed here while Graph changed it",
+            Set(plan.items.map { "\($0.action) \($0.fileName) \($0.uid)" }) == [
+                "changed uid-lunch.ics uid-lunch", "new uid-talk.ics uid-talk", "deleted uid-review.ics uid-review",
             ])
-        #expect(lines.count == 4)
+        #expect(plan.items.count == 3)
+        #expect(plan.keptLocalChanges == [.init(fileName: "uid-party.ics", uid: "uid-party", wouldHave: .changed)])
     }
 
     @Test func reportsAndPlansEncodeAsJSON() throws {

@@ -15,7 +15,7 @@ import Testing
         let fixture = try PushFixture()
         try fixture.write("my-event.ics", PushFixture.single(uid, summary: "Planning"))
         let report = try fixture.sync()
-        #expect(report.items.map(\.outcome) == [.pushed(.new)], "\(report.items.map(\.line))")
+        #expect(report.items.map(\.outcome) == [.pushed(.new)], "\(report.items.map(\.outcome))")
         let id = try #require(try fixture.record("my-event.ics")?.graphID)
         let iCalUId = try #require(fixture.standIn.event(id: id)?["iCalUId"] as? String)
         #expect(iCalUId != uid, "Graph made its own iCalUId, which this suite is about")

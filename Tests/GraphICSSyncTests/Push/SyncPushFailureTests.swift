@@ -29,7 +29,7 @@ import Testing
         let report = try fixture.sync()
         #expect(report.items.map(\.fileName) == ["uid-lunch.ics", "uid-review.ics"])
         guard case .failed(let reason, let requestID)? = report.items.first?.outcome else {
-            Issue.record("not failed: \(report.items.map(\.line))")
+            Issue.record("not failed: \(report.items.map(\.outcome))")
             return
         }
         #expect(reason.contains("Refused for the test") && requestID == "req-42")

@@ -54,7 +54,7 @@ import Testing
         let report = try fixture.sync()
         #expect(
             report.conflicts.isEmpty && report.items.allSatisfy { $0.outcome.name == "pushed" },
-            "\(report.items.map(\.line))")
+            "\(report.items.map(\.outcome))")
         let subjects = fixture.events.compactMap { $0["subject"] as? String }
         #expect(subjects.count == 40, "one event per file: \(subjects.sorted())")
         #expect(Set(subjects) == Set((1...10).map { "Edited \($0)" } + (1...30).map { "New \($0)" }))

@@ -35,9 +35,9 @@ import Testing
         try fixture.write(name, lines)
 
         let plan = try fixture.push().plan()
-        #expect(plan.actions.map(\.kind) == [.update] && plan.problems.isEmpty, "\(plan.problems.map(\.line))")
+        #expect(plan.actions.map(\.kind) == [.update] && plan.problems.isEmpty, "\(plan.problems.map(\.outcome))")
         let report = try fixture.push().apply(plan)
-        #expect(report.items.map(\.outcome) == [.pushed(.changed)], "\(report.items.map(\.line))")
+        #expect(report.items.map(\.outcome) == [.pushed(.changed)], "\(report.items.map(\.outcome))")
 
         let instances = Self.instances(fixture, of: "standup")
         #expect(instances["2026-12-14T09:00:00"] == nil, "the EXDATE's occurrence is deleted: \(instances)")
@@ -67,7 +67,7 @@ import Testing
                     "SUMMARY:Standup", "END:VEVENT",
                 ] + Self.override + ["END:VCALENDAR"])
         let report = try fixture.sync()
-        #expect(report.items.map(\.outcome) == [.pushed(.new)], "\(report.items.map(\.line))")
+        #expect(report.items.map(\.outcome) == [.pushed(.new)], "\(report.items.map(\.outcome))")
         let master = try #require(fixture.events.first { $0["type"] as? String == "seriesMaster" })
         let id = try #require(master["id"] as? String)
         let instances = Self.instances(fixture, of: id)
@@ -92,7 +92,7 @@ import Testing
                 ])
         let plan = try fixture.push().plan()
         guard case .refused(let reason)? = plan.problems.first?.outcome else {
-            Issue.record("not refused: \(plan.problems.map(\.line)) \(plan.actions.map(\.kind))")
+            Issue.record("not refused: \(plan.problems.map(\.outcome)) \(plan.actions.map(\.kind))")
             return
         }
         #expect(reason.contains("names no occurrence"))
@@ -112,7 +112,7 @@ import Testing
         #expect(Self.instances(fixture, of: "standup")["2026-12-28T09:00:00"] == nil)
 
         let report = try fixture.sync()
-        #expect(report.items.map(\.outcome) == [.pushed(.changed)], "\(report.items.map(\.line))")
+        #expect(report.items.map(\.outcome) == [.pushed(.changed)], "\(report.items.map(\.outcome))")
         #expect(fixture.operations("PATCH", "/events/standup").count == 1, "the master is not sent again")
         #expect(Self.instances(fixture, of: "standup").count == 3)
         #expect(try fixture.record(name)?.changeKey == fixture.standIn.event(id: "standup")?["changeKey"] as? String)
