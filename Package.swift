@@ -27,6 +27,16 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "ICalBridge",
             dependencies: ["CLibical"]
@@ -51,10 +61,16 @@ let package = Package(
             name: "GraphICSSync",
             dependencies: ["CSQLite", "ICalBridge", "GraphICS"]
         ),
+        // What `graph-ics serve` and `graph-ics feed` run on: feed definitions, each feed's live copy of its
+        // calendar refreshed from Graph, and the HTTP server (libmicrohttpd, zlib) that serves it.
+        .target(
+            name: "GraphICSServe",
+            dependencies: ["CMicroHTTPD", "CZlib", "ICalBridge", "GraphICS", "GraphICSSync"]
+        ),
         // The commands of graph-ics: option declarations, parsing, help, completions, the manual page.
         .target(
             name: "GraphICSCommands",
-            dependencies: ["ICalBridge", "GraphICS", "GraphICSSync"]
+            dependencies: ["ICalBridge", "GraphICS", "GraphICSSync", "GraphICSServe"]
         ),
         // The `graph-ics` executable: sets up the process (allocator, signals) and hands over to GraphICSCommands.
         .executableTarget(
@@ -84,6 +100,10 @@ let package = Package(
         .testTarget(
             name: "GraphICSSyncTests",
             dependencies: ["GraphICSSync", "GraphICS", "GraphStandIn", "TestSupport"]
+        ),
+        .testTarget(
+            name: "GraphICSServeTests",
+            dependencies: ["GraphICSServe", "GraphICS", "GraphStandIn", "TestSupport"]
         ),
         // Parsing, help, completions and the manual page, in-process.
         .testTarget(
