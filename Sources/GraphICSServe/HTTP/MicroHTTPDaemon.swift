@@ -205,11 +205,13 @@ final class MicroHTTPDResources {
 
 // MARK: Callbacks (called on libmicrohttpd's threads; they never throw or trap)
 
-/// Marks a request whose body is being read and dropped (`*con_cls`).
-private var readingBody: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
+/// Marks a request the handler has been told of (`*con_cls`).
+private var requestSeen: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
 
-/// `MHD_AccessHandlerCallback`. A request without a body is answered on the first call; one with a body
-/// is marked, its body dropped chunk by chunk, and answered on the call after the last chunk.
+/// `MHD_AccessHandlerCallback`. The first call only marks the request; calls with body bytes drop them;
+/// the call after the whole request was read (upload size 0) answers. libmicrohttpd 0.9.75 closes the
+/// connection after a response queued on the first call (it cannot know the request was read), so even a
+/// request without a body is answered on the second call, which keeps the connection alive.
 private func microHTTPDAccess(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
     method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
@@ -221,11 +223,10 @@ private func microHTTPDAccess(
     let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
     if requestState.pointee == nil {
         context.inFlight.add(1, ordering: .relaxed)
-        if hasBody(connection) {
-            requestState.pointee = readingBody
-            return .YES
-        }
-    } else if uploadSize.pointee > 0 {
+        requestState.pointee = requestSeen
+        return .YES
+    }
+    if uploadSize.pointee > 0 {
         uploadSize.pointee = 0
         return .YES
     }
@@ -254,17 +255,6 @@ private func microHTTPDLog(context: UnsafeMutableRawPointer?, line: UnsafePointe
 private func releaseBody(cls: UnsafeMutableRawPointer?) {
     guard let cls else { return }
     Unmanaged<HTTPBody>.fromOpaque(cls).release()
-}
-
-/// Whether the request announces a body: `Transfer-Encoding`, or a `Content-Length` other than 0.
-private func hasBody(_ connection: OpaquePointer) -> Bool {
-    if MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil {
-        return true
-    }
-    guard let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") else {
-        return false
-    }
-    return !(length[0] == 0x30 && length[1] == 0)
 }
 
 /// The request's header fields in order (`MHD_get_connection_values_n`, `.HEADER_KIND`).
