@@ -75,7 +75,11 @@ final class MicroHTTPDaemon: @unchecked Sendable {
                 code: .cannotListen, address: address,
                 message: "cannot listen on \(address): \(String(cString: strerror(errorNumber)))")
         }
-        let detail = messages.last ?? (errorNumber != 0 ? String(cString: strerror(errorNumber)) : "")
+        // The first message names the cause; the ones after it say that the start failed.
+        var detail = messages.first ?? (errorNumber != 0 ? String(cString: strerror(errorNumber)) : "")
+        while detail.hasSuffix(".") {
+            detail.removeLast()
+        }
         let isTLS = configuration.tls != nil && messages.contains { $0.contains("TLS") || $0.contains("x509") }
         return HTTPServerError(
             code: isTLS ? .tls : .cannotListen, address: address,
