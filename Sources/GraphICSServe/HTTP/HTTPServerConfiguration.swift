@@ -30,6 +30,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var perAddressConnectionLimit: Int? = nil
     /// Seconds a connection may stay idle (nothing received or sent) before it is closed.
     public var connectionTimeout: Int = 30
+    /// Seconds a client has to send a whole request (header and body), counted from the connection's opening
+    /// or the end of the previous response; a client still sending then is disconnected (a slowloris
+    /// trickling one byte a second is never idle). It also bounds how long a keep-alive connection waits for
+    /// its next request. 0: no limit beyond `connectionTimeout`.
+    public var requestTimeout: Int = 10
     /// Bytes of memory per connection: bounds a request's header (a larger one is answered 431).
     public var connectionMemoryLimit = 32 * 1024
     /// Threads answering requests, each with its own epoll set.

@@ -24,7 +24,9 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         configuration: HTTPServerConfiguration,
         handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse
     ) throws(HTTPServerError) {
-        let context = MicroHTTPDContext(handler: handler, errorLog: configuration.errorLog)
+        let context = MicroHTTPDContext(
+            handler: handler, errorLog: configuration.errorLog,
+            deadlines: RequestDeadlines(seconds: max(configuration.requestTimeout, 0)))
         let resources = try MicroHTTPDResources(configuration: configuration, context: context)
         var errorNumber: Int32 = 0
         let daemon = gics_mhd_start(resources.settings, &errorNumber)
@@ -38,6 +40,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         self.drainLimit = .seconds(max(configuration.connectionTimeout, 1))
         self.port = gics_mhd_bound_port(daemon)
         self.state = Mutex(daemon)
+        context.deadlines.start()
     }
 
     deinit {
@@ -57,6 +60,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
                 usleep(2_000)
             }
             MHD_stop_daemon(running)
+            context.deadlines.stop()
             // After a quiesce the listen socket is the caller's to close, once the daemon has stopped.
             if listenSocket >= 0 {
                 close(listenSocket)
@@ -92,6 +96,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
 final class MicroHTTPDContext: Sendable {
     let handler: @Sendable (HTTPServerRequest) -> HTTPServerResponse
     let errorLog: (@Sendable (String) -> Void)?
+    let deadlines: RequestDeadlines
     /// Requests the handler has seen whose response is not yet completed (`MHD_OPTION_NOTIFY_COMPLETED`).
     let inFlight = Atomic<Int>(0)
     /// Set by `stop()`: responses from then on close their connection.
@@ -100,10 +105,12 @@ final class MicroHTTPDContext: Sendable {
     private let startMessages = Mutex<[String]?>([])
 
     init(
-        handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse, errorLog: (@Sendable (String) -> Void)?
+        handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse, errorLog: (@Sendable (String) -> Void)?,
+        deadlines: RequestDeadlines
     ) {
         self.handler = handler
         self.errorLog = errorLog
+        self.deadlines = deadlines
     }
 
     /// One line libmicrohttpd logged.
@@ -152,7 +159,7 @@ final class MicroHTTPDResources {
                 per_address_connection_limit: limits.perAddress, connection_timeout: limits.timeout,
                 connection_memory_limit: limits.memory,
                 tls_certificate_pem: certificate.map { UnsafePointer($0) }, tls_key_pem: key.map { UnsafePointer($0) },
-                handler: microHTTPDAccess, completed: microHTTPDCompleted,
+                handler: microHTTPDAccess, completed: microHTTPDCompleted, connection_notify: microHTTPDConnection,
                 context: Unmanaged.passUnretained(context).toOpaque(), log: microHTTPDLog))
     }
 
@@ -234,6 +241,7 @@ private func microHTTPDAccess(
         uploadSize.pointee = 0
         return .YES
     }
+    requestDeadline(connection)?.deadline.store(.max, ordering: .relaxed)
     let request = HTTPServerRequest(
         method: String(cString: method), path: String(cString: url), version: String(cString: version),
         headers: requestHeaders(connection), remoteAddress: clientAddress(connection))
@@ -246,7 +254,36 @@ private func microHTTPDCompleted(
     requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode
 ) {
     guard let cls else { return }
-    Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue().inFlight.subtract(1, ordering: .releasing)
+    let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
+    if let connection {
+        requestDeadline(connection)?.deadline.store(context.deadlines.due(), ordering: .relaxed)
+    }
+    context.inFlight.subtract(1, ordering: .releasing)
+}
+
+/// `MHD_NotifyConnectionCallback`: a connection opened (its `RequestDeadline` registered and kept as the
+/// socket context) or closed (forgotten).
+private func microHTTPDConnection(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    event: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection, let socketContext else { return }
+    let deadlines = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue().deadlines
+    if event == .CONNECTION_NOTIFY_STARTED {
+        let entry = deadlines.opened(socket: gics_mhd_connection_socket(connection))
+        socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
+    } else if let stored = socketContext.pointee {
+        let entry = Unmanaged<RequestDeadline>.fromOpaque(stored)
+        deadlines.closed(entry.takeUnretainedValue())
+        entry.release()
+        socketContext.pointee = nil
+    }
+}
+
+/// The connection's `RequestDeadline`, from its socket context.
+private func requestDeadline(_ connection: OpaquePointer) -> RequestDeadline? {
+    gics_mhd_socket_context(connection).map { Unmanaged<RequestDeadline>.fromOpaque($0).takeUnretainedValue() }
 }
 
 /// `gics_mhd_log_function`: one line of libmicrohttpd's log.

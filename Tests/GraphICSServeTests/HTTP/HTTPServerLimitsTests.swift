@@ -80,6 +80,31 @@ import Testing
         #expect(status == 200)
     }
 
+    @Test("A client sending one byte a second is disconnected at the request timeout; others are served meanwhile")
+    func slowClientTimesOut() throws {
+        let server = try startServer(
+            {
+                $0.requestTimeout = 2
+                $0.threads = 1
+            }, handler: Self.answer)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let slow = try RawHTTPConnection(port: server.port, timeout: 1)
+        var closedAfter: Duration?
+        for byte in "GET /feed.ics HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".utf8.prefix(8) {
+            try? slow.send(Data([byte]))
+            let (status, elapsed) = try Self.goodRequest(port: server.port)
+            #expect(status == 200)
+            #expect(elapsed < .seconds(1))
+            if slow.closesByPeer() {
+                closedAfter = clock.now - start
+                break
+            }
+        }
+        let closed = try #require(closedAfter, "the slow client was still connected after 8 seconds")
+        #expect(closed >= .milliseconds(1900) && closed < .seconds(4))
+    }
+
     @Test("A 100 KB header gets 431 or a closed connection, and the server keeps answering")
     func oversizedHeader() throws {
         let server = try startServer(handler: Self.answer)
