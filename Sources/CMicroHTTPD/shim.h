@@ -13,7 +13,23 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <microhttpd.h>
+
+/// An anonymous in-memory file of `size` bytes (memfd_create(2), close-on-exec), -1 on failure. A body kept
+/// in one is sent with sendfile(2), without copying it through the process on every response.
+static inline int gics_memory_file(const char *name, size_t size) {
+    int fd = (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */);
+    if (fd < 0) {
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 /// Receives one line libmicrohttpd logged (MHD_USE_ERROR_LOG), already formatted, without its newline.
 typedef void (*gics_mhd_log_function)(void *context, const char *line);

@@ -292,6 +292,29 @@ private func microHTTPDLog(context: UnsafeMutableRawPointer?, line: UnsafePointe
     Unmanaged<MicroHTTPDContext>.fromOpaque(context).takeUnretainedValue().log(String(cString: line))
 }
 
+/// A libmicrohttpd response sending `body`: from a duplicate of its memory file's descriptor (sendfile;
+/// libmicrohttpd closes the duplicate), or from its memory, retained until libmicrohttpd frees the response.
+private func makeResponse(_ body: HTTPBody) -> OpaquePointer? {
+    if body.file >= 0 {
+        let file = fcntl(body.file, F_DUPFD_CLOEXEC, 0)
+        if file >= 0 {
+            if let response = MHD_create_response_from_fd64(UInt64(body.count), file) {
+                return response
+            }
+            close(file)
+        }
+    }
+    let retained = Unmanaged.passRetained(body)
+    guard
+        let response = MHD_create_response_from_buffer_with_free_callback_cls(
+            body.count, body.bytes.baseAddress, releaseBody, retained.toOpaque())
+    else {
+        retained.release()
+        return nil
+    }
+    return response
+}
+
 /// `MHD_ContentReaderFreeCallback`: the response is done with the body it retained.
 private func releaseBody(cls: UnsafeMutableRawPointer?) {
     guard let cls else { return }
@@ -328,18 +351,10 @@ private func clientAddress(_ connection: OpaquePointer) -> String {
     }
 }
 
-/// Queues `response` on the connection: the body's own bytes (retained until libmicrohttpd frees the
-/// response), the handler's header fields, `Connection: close` while the server is closing.
+/// Queues `response` on the connection: the body's bytes without a copy, the handler's header fields,
+/// `Connection: close` while the server is closing.
 private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
-    let body = response.body
-    let retained = Unmanaged.passRetained(body)
-    guard
-        let mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
-            body.count, body.bytes.baseAddress, releaseBody, retained.toOpaque())
-    else {
-        retained.release()
-        return .NO
-    }
+    guard let mhdResponse = makeResponse(response.body) else { return .NO }
     defer { MHD_destroy_response(mhdResponse) }
     for (name, value) in response.headers {
         _ = MHD_add_response_header(mhdResponse, name, value)

@@ -50,14 +50,17 @@ func curlGet(_ server: HTTPServer, _ path: String, headers: [(name: String, valu
         #expect(missing.body == Data("not found\n".utf8))
     }
 
-    @Test("HEAD sends the header fields with the body's Content-Length and no body")
-    func headHasNoBody() throws {
-        let server = try startServer(handler: Self.routing)
+    @Test("HEAD sends the header fields with the body's Content-Length and no body", arguments: [16, 300_000])
+    func headHasNoBody(size: Int) throws {
+        let body = HTTPBody(Data(repeating: 0x42, count: size))
+        let server = try startServer { _ in
+            HTTPServerResponse(status: 200, headers: [("Content-Type", "text/calendar; charset=utf-8")], body: body)
+        }
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send("HEAD /feed.ics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         let response = try connection.readResponse(head: true)
         #expect(response.status == 200)
-        #expect(response.header("Content-Length") == "16")
+        #expect(response.header("Content-Length") == "\(size)")
         #expect(response.header("Content-Type") == "text/calendar; charset=utf-8")
         #expect(connection.closesByPeer())
         #expect(connection.unread.isEmpty)
@@ -106,6 +109,8 @@ func curlGet(_ server: HTTPServer, _ path: String, headers: [(name: String, valu
         var generator = SystemRandomNumberGenerator()
         let bytes = Data((0..<(2 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let body = HTTPBody(bytes)
+        #expect(body.file >= 0)
+        #expect(HTTPBody(bytes.prefix(1000)).file == -1)
         #expect(body.count == bytes.count)
         #expect(body.data == bytes)
         let server = try startServer { _ in HTTPServerResponse(status: 200, body: body) }
