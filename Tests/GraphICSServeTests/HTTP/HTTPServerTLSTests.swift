@@ -73,10 +73,13 @@ import Testing
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
         configuration.tls = TLSCredentials(certificatePEM: certificate.credentials.certificatePEM, keyPEM: "not a key")
+        let logged = Locked<[String]>([])
+        configuration.errorLog = { line in logged.mutate { $0.append(line) } }
         let error = #expect(throws: HTTPServerError.self) {
             try HTTPServer(configuration: configuration) { _ in HTTPServerResponse(status: 200) }
         }
         #expect(error?.code == .tls, "\(String(describing: error))")
         #expect(error?.description.hasPrefix("cannot listen on 127.0.0.1:0: libmicrohttpd: GnuTLS failed") == true)
+        #expect(logged.value.first?.hasPrefix("GnuTLS failed") == true, "libmicrohttpd's log reaches errorLog")
     }
 }

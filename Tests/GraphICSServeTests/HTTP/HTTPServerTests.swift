@@ -154,6 +154,9 @@ func curlGet(_ server: HTTPServer, _ path: String, headers: [(name: String, valu
         #expect(refused.header("Allow") == "GET, HEAD")
         try connection.send("GET /feed.ics HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(try connection.readResponse().status == 200)
+        try connection.send("PUT /x HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try connection.send("5\r\nhello\r\n0\r\n\r\n")
+        #expect(try connection.readResponse().status == 405)
     }
 
     @Test("Port 0 binds a free port, a different one per server")
@@ -210,6 +213,15 @@ func curlGet(_ server: HTTPServer, _ path: String, headers: [(name: String, valu
         #expect(try connection.readResponse().body == Data("six".utf8))
         #expect(seen.value.hasPrefix("[::1]:"))
         #expect(throws: RawHTTPConnection.Failure.self) { try RawHTTPConnection(port: server.port) }
+    }
+
+    @Test("A server no longer referenced stops listening")
+    func releasedServerStops() throws {
+        var server: HTTPServer? = try startServer { _ in HTTPServerResponse(status: 200) }
+        let port = try #require(server?.port)
+        _ = try RawHTTPConnection(port: port)
+        server = nil
+        #expect(throws: RawHTTPConnection.Failure.self) { try RawHTTPConnection(port: port) }
     }
 
     @Test("stop() lets a response in flight finish, then refuses connections; a second stop() does nothing")
