@@ -19,6 +19,7 @@ public struct TLSCredentials: Sendable, Equatable {
 /// connection stays open, and how large a request's header may be.
 public struct HTTPServerConfiguration: Sendable {
     /// The address to listen on: an IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `[::1]`, `0.0.0.0`, `::`).
+    /// An IPv6 address listens on IPv6 only (`::` does not take IPv4 connections).
     public var address: String = "127.0.0.1"
     /// The TCP port; 0 picks a free one (read it from `HTTPServer.port`).
     public var port: UInt16 = 8080

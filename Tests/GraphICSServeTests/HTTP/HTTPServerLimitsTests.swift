@@ -105,6 +105,23 @@ import Testing
         #expect(closed >= .milliseconds(1900) && closed < .seconds(4))
     }
 
+    @Test("A request that is not HTTP gets libmicrohttpd's 400 without reaching the handler, and others are served")
+    func malformedRequest() throws {
+        let reached = Locked(0)
+        let server = try startServer { request in
+            reached.mutate { $0 += 1 }
+            return Self.answer(request)
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("GET /feed.ics HTTP/1.1\r\nHost: localhost\r\nthis line has no colon\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 400)
+        #expect(reached.value == 0)
+        let (status, _) = try Self.goodRequest(port: server.port)
+        #expect(status == 200)
+        #expect(reached.value == 1)
+    }
+
     @Test("A 100 KB header gets 431 or a closed connection, and the server keeps answering")
     func oversizedHeader() throws {
         let server = try startServer(handler: Self.answer)

@@ -213,6 +213,11 @@ func curlGet(_ server: HTTPServer, _ path: String, headers: [(name: String, valu
         #expect(try connection.readResponse().body == Data("six".utf8))
         #expect(seen.value.hasPrefix("[::1]:"))
         #expect(throws: RawHTTPConnection.Failure.self) { try RawHTTPConnection(port: server.port) }
+        let any = try startServer({ $0.address = "::" }) { _ in HTTPServerResponse(status: 204) }
+        let six = try RawHTTPConnection(host: "::1", port: any.port)
+        try six.send("GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n")
+        #expect(try six.readResponse().status == 204)
+        #expect(throws: RawHTTPConnection.Failure.self) { try RawHTTPConnection(port: any.port) }
     }
 
     @Test("A server no longer referenced stops listening")
