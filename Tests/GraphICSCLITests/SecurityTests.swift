@@ -92,7 +92,11 @@ import Testing
         #expect(Self.inode(file) != inodeBefore, "the token file was rewritten in place, not replaced")
         #expect(Self.mode(file) == 0o600)
         #expect(Self.mode(config.path) == 0o700)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: config.path) == [name])
+        // Beside it only the account's lock file, which the refresh held: empty and private.
+        #expect(try Set(FileManager.default.contentsOfDirectory(atPath: config.path)) == [name, name + ".lock"])
+        let lock = config.appendingPathComponent(name + ".lock").path
+        #expect(Self.mode(lock) == 0o600)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: lock)).isEmpty)
         let object = try #require(try JSONSerialization.jsonObject(with: after) as? [String: Any])
         #expect(object.count > 2, "the new file is not a whole account")
     }
@@ -113,7 +117,7 @@ import Testing
             }
         }
         let config = account.configDirectory.path
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: config)) ?? [] {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: config)) ?? [] where name.hasSuffix(".json") {
             let data = try Data(contentsOf: URL(fileURLWithPath: config).appendingPathComponent(name))
             if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
                 for key in ["accessToken", "refreshToken", "access_token", "refresh_token"] {

@@ -6,8 +6,11 @@ import Synchronization
 /// ``accessToken()`` refreshes when the current token expires within ``refreshMargin`` (5 minutes);
 /// ``tokenAfterRejection(of:)`` refreshes once after a 401. Every refresh writes the new access and
 /// refresh tokens to the store at once (atomically), since the identity platform may invalidate the old
-/// refresh token. Before refreshing it re-reads the store: if another graph-ics process has refreshed
-/// meanwhile, that token is used instead.
+/// refresh token. A refresh, from re-reading the store to writing the new tokens, holds the account's
+/// file lock (``TokenStore/withLock(accountKey:timeout:_:)``), so `serve`, a `sync` from cron and one-shot
+/// commands refresh one at a time: the one that waited re-reads the store and uses the token the other
+/// process has just written, or refreshes with the newest refresh token stored, never with one already
+/// spent.
 ///
 /// A refresh the identity platform refuses (`invalid_grant`, `interaction_required`, …) throws
 /// ``AuthError`` with ``AuthError/Code/notSignedIn`` telling the user to run `graph-ics login`.
@@ -15,8 +18,8 @@ import Synchronization
 /// If the sign-in service cannot be reached when a token merely nears expiry, the current token is
 /// returned while it has at least 60 seconds left.
 ///
-/// Thread-safety: all state is behind one mutex, held across the refresh request, so concurrent callers
-/// wait for a single refresh and all get its token.
+/// Thread-safety: all state is behind one mutex, held across the refresh request (and the wait for the
+/// file lock), so concurrent callers wait for a single refresh and all get its token.
 public final class RefreshingTokenSource: AccessTokenSource, Sendable {
     /// Tokens expiring within this are refreshed before use.
     public let refreshMargin: Duration
@@ -79,11 +82,17 @@ public final class RefreshingTokenSource: AccessTokenSource, Sendable {
     }
 
     /// Records the user's sign-in name (learned from `GET /me`) in memory and in the store.
+    ///
+    /// The name is written into the stored account as it is now, under the account's lock: tokens another
+    /// process has renewed meanwhile are kept, not replaced by this process's older ones.
     public func recordUserName(_ name: String) throws {
-        try state.withLock { state in
+        try state.withLock { state throws(AuthError) in
             guard state.account.userName != name else { return }
-            state.account.userName = name
-            try store.save(state.account)
+            try store.withLock(accountKey: state.account.accountKey) { () throws(AuthError) in
+                if let stored = try? store.load(accountKey: state.account.accountKey) { state.account = stored }
+                state.account.userName = name
+                try store.save(state.account)
+            }
         }
     }
 
@@ -91,16 +100,26 @@ public final class RefreshingTokenSource: AccessTokenSource, Sendable {
         tokens.expiresAt.timeIntervalSince(client.clock.now()) > refreshMargin.seconds
     }
 
-    /// Refreshes the tokens; the caller holds ``state``.
+    /// Refreshes the tokens under the account's file lock; the caller holds ``state``.
     private func refresh(_ state: inout State, rejected: String?) throws(AuthError) -> String {
-        // Another graph-ics process may have refreshed already.
-        if let stored = try? store.load(accountKey: state.account.accountKey),
-            stored.accessToken != state.account.accessToken,
-            stored.accessToken != rejected, isFresh(stored)
-        {
-            state.account = stored
-            return stored.accessToken
+        try store.withLock(accountKey: state.account.accountKey) { () throws(AuthError) in
+            // Another graph-ics process may have refreshed already.
+            if let stored = try? store.load(accountKey: state.account.accountKey) {
+                if stored.accessToken != state.account.accessToken, stored.accessToken != rejected,
+                    isFresh(stored)
+                {
+                    state.account = stored
+                    return stored.accessToken
+                }
+                // The stored refresh token is the newest: the one in memory may have been spent since.
+                state.account = stored
+            }
+            return try redeemRefreshToken(&state)
         }
+    }
+
+    /// Sends the refresh request and stores what it returns; the caller holds ``state`` and the file lock.
+    private func redeemRefreshToken(_ state: inout State) throws(AuthError) -> String {
         guard let refreshToken = state.account.refreshToken else {
             throw AuthError(
                 .notSignedIn,

@@ -22,7 +22,9 @@ import Foundation
 /// `fsync`ed. A write that fails part way leaves the previous file as it was.
 ///
 /// Thread-safety: a value type without shared state; concurrent writers of one account each replace the
-/// file whole, the last rename wins.
+/// file whole, the last rename wins. Whoever reads an account, renews it and writes it back does so under
+/// ``withLock(accountKey:timeout:_:)`` (a file lock next to the account file), so that two graph-ics
+/// processes never both spend one refresh token or write back an older sign-in over a newer one.
 public struct TokenStore: Sendable {
     /// The directory holding the account files.
     public let directory: URL
@@ -136,7 +138,7 @@ public struct TokenStore: Sendable {
 
     /// Makes sure the directory exists (when `create`) and is private. Returns whether it exists.
     @discardableResult
-    private func prepareDirectory(create: Bool) throws(AuthError) -> Bool {
+    func prepareDirectory(create: Bool) throws(AuthError) -> Bool {
         let path = directory.path
         var info = stat()
         if stat(path, &info) != 0 {

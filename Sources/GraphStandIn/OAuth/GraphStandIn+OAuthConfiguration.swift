@@ -81,6 +81,13 @@ extension GraphStandIn {
         set { locked { $0.oauth.expectedClientID = newValue } }
     }
 
+    /// Time added to every `/token` request before it is answered (a slow sign-in service), so that two
+    /// clients renewing at once are both in flight together.
+    public var tokenEndpointLatency: Duration {
+        get { locked { $0.oauth.tokenEndpointLatency } }
+        set { locked { $0.oauth.tokenEndpointLatency = newValue } }
+    }
+
     /// When each device-code poll arrived, in order.
     public var devicePollTimes: [Date] { locked { $0.devicePollTimes } }
 

@@ -17,6 +17,8 @@ extension GraphStandIn {
         }
         let form = LoopbackHTTPServer.Request.decodeQuery(String(decoding: request.body, as: UTF8.self))
         if endpoint == "devicecode" { return deviceAuthorization(form) }
+        let latency = locked { $0.oauth.tokenEndpointLatency }
+        if latency > .zero { sleep(for: latency) }
         guard let grant = form["grant_type"], !grant.isEmpty else {
             return missingParameter("grant_type")
         }

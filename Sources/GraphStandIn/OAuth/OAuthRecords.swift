@@ -57,4 +57,5 @@ struct OAuthSettings {
     var enforcePollInterval = false
     var signInUser: String?
     var expectedClientID: String?
+    var tokenEndpointLatency: Duration = .zero
 }
