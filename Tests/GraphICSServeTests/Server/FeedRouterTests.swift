@@ -216,6 +216,9 @@ import Testing
         let guessed = AccessLog.line(guess, Self.router().respond(to: guess), milliseconds: 1)
         #expect(!guessed.contains(Self.secret.prefix(16)))
         #expect(guessed.hasPrefix("GET /…/work.ics 404 "))
+        let dotDot = Self.request("/\(Self.secret)/../\(Self.secret)/work.ics")
+        let climbed = AccessLog.line(dotDot, Self.router().respond(to: dotDot), milliseconds: 1)
+        #expect(climbed.hasPrefix("GET /…/…/…/work.ics 404 ") && !climbed.contains(Self.secret))
         let head = Self.request(Self.workPath, method: "HEAD")
         #expect(AccessLog.line(head, Self.router().respond(to: head), milliseconds: 1).contains(" 200 0 bytes "))
     }
