@@ -136,7 +136,8 @@ struct ServeCommand: Command {
                     + "127.0.0.1 behind a reverse proxy that serves HTTPS (nginx, Caddy) and pass its --base-url")
         }
         let mailboxes = try ServeMailboxes(
-            configuration.feeds, connection: connection, zone: zone, terminal: terminal)
+            configuration.feeds, connection: connection, zone: zone,
+            remembered: RememberedTargets(stateDirectory: stateDirectory), terminal: terminal)
         let service = FeedService(
             refreshInterval: refresh, stateDirectory: stateDirectory, resolve: mailboxes.resolve,
             log: { terminal.err($0) }, verbose: connection.verbose)
