@@ -129,6 +129,7 @@ struct ServeCommand: Command {
         server.address = listen.host
         server.port = listen.port
         server.tls = try tls.map { try Self.credentials($0.cert, $0.key) }
+        server.errorLog = { terminal.err("graph-ics serve: libmicrohttpd: \($0)") }
         if server.tls == nil && !listen.isLoopback {
             terminal.warning(
                 "serving on \(listen.host) without TLS: each feed's secret and its events travel in clear text, "

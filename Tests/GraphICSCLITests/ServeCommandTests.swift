@@ -271,6 +271,15 @@ import Testing
         #expect(first.waitForExit() == 0)
     }
 
+    @Test func aMissingTLSFileExits66BeforeListening() throws {
+        let fixture = try Fixture()
+        let result = try fixture.account.run(
+            ["serve", "--listen", "127.0.0.1:0", "--tls-cert", "missing.pem", "--tls-key", "missing-key.pem"],
+            environment: fixture.environment, timeout: 30)
+        #expect(result.status == 66, "\(result.err)")
+        #expect(result.errLines == ["error: missing.pem: the TLS certificate cannot be read"])
+    }
+
     @Test func notSignedInExits77() throws {
         let account = try StandInAccount()
         let added = try account.run(["feed", "add", "work"], environment: account.baseEnvironment)
