@@ -189,10 +189,17 @@ struct ServeCommand: Command {
     }
 
     /// Blocks until SIGTERM or SIGINT; SIGHUP re-reads feeds.json.
+    ///
+    /// A second SIGTERM or SIGINT, while the requests in flight are being finished, ends serve at once
+    /// with 128 + the signal (Ctrl-C twice).
+    private static let stopping = Atomic<Bool>(false)
+
     private func waitForStop(_ watcher: FeedWatcher) {
         let stop = DispatchSemaphore(value: 0)
         Interruption.handOver { signal in
-            if signal == SIGHUP { watcher.reloadNow() } else { stop.signal() }
+            if signal == SIGHUP { return watcher.reloadNow() }
+            if Self.stopping.exchange(true, ordering: .sequentiallyConsistent) { _exit(128 + signal) }
+            stop.signal()
         }
         stop.wait()
     }
