@@ -211,6 +211,27 @@ import Testing
         #expect(serve.waitForExit() == 0)
     }
 
+    @Test func aDamagedFeedsJSONStopsAStartButNotARunningServe() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let path = try fixture.path(of: "work")
+        let file = fixture.account.configDirectory.appendingPathComponent("feeds.json")
+        let serve = try fixture.serve()
+        _ = try Self.poll(serve, path) { $0.status == 200 }
+        let before = serve.stderrLines.count
+        try Data("{\"feeds\": [".utf8).write(to: file)
+        let warning = try serve.waitForLine("warning: ", after: before, timeout: 10)
+        #expect(warning.contains("feeds.json") && warning.contains("served as they were"))
+        #expect(try serve.request(path).status == 200, "the feeds are served as they were")
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+
+        let start = try fixture.account.run(
+            ["serve", "--listen", "127.0.0.1:0"], environment: fixture.environment, timeout: 30)
+        #expect(start.status == 74, "\(start.err)")
+        #expect(start.err.contains("feeds.json"))
+    }
+
     @Test func sighupReReadsFeedsJSONAndKeepsServing() throws {
         let fixture = try Fixture()
         try fixture.feed(["add", "work"])
