@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import TestSupport
 import Testing
 
 /// `graph-ics serve` through the built binary against the stand-in: the HTTP contract on a free
@@ -302,6 +303,48 @@ import Testing
             ["--listen", "0.0.0.0:0"], environment: fixture.environment, in: fixture.account.folder)
         let warning = try serve.waitForLine("warning: ")
         #expect(warning.contains("without TLS") && warning.contains("clear text") && warning.contains("reverse proxy"))
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+    }
+
+    @Test func withTLSServeListensOnHTTPSWithoutTheWarningAndFeedListShowsHTTPS() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let openssl = try #require(
+            ["/usr/bin/openssl", "/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "openssl is needed to make the test's certificate: install it (scripts/setup does)")
+        let curl = try #require(
+            ["/usr/bin/curl", "/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "curl is needed as the HTTPS client")
+        let key = fixture.account.folder.appendingPathComponent("key.pem").path
+        let certificate = fixture.account.folder.appendingPathComponent("cert.pem").path
+        let made = try runProgram(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
+        try #require(made.status == 0, "openssl req failed: \(made.err)")
+        let serve = try ServeProcess(
+            ["--listen", "0.0.0.0:0", "--tls-cert", certificate, "--tls-key", key, "--refresh", "1"],
+            environment: fixture.environment, in: fixture.account.folder)
+        #expect(serve.url.hasPrefix("https://0.0.0.0:"))
+        #expect(!serve.stderr.contains("warning:"), "TLS: no clear-text warning")
+        let path = try fixture.path(of: "work")
+        let deadline = Date().addingTimeInterval(30)
+        var answer: ProgramRun?
+        while Date() < deadline && answer?.out.hasPrefix("HTTP/1.1 200") != true {
+            answer = try runProgram(
+                curl,
+                [
+                    "--silent", "--show-error", "--dump-header", "-", "--output", "/dev/null", "--cacert", certificate,
+                    "https://127.0.0.1:\(serve.port)\(path)",
+                ])
+            usleep(100_000)
+        }
+        #expect(answer?.out.hasPrefix("HTTP/1.1 200") == true, "\(answer?.err ?? "")")
+        let listed = try fixture.account.run(["feed", "list", "--json"], environment: fixture.environment)
+        #expect(listed.out.contains("https://0.0.0.0:\(serve.port)\(path)"))
         serve.signal(SIGTERM)
         #expect(serve.waitForExit() == 0)
     }
