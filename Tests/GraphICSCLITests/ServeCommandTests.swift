@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import TestSupport
 import Testing
 
 /// `graph-ics serve` through the built binary against the stand-in: the HTTP contract on a free
@@ -167,6 +168,28 @@ import Testing
         #expect(serve.waitForExit() == 0)
     }
 
+    @Test func aRestartWhileGraphIsDownServesTheCachedBodyAtOnce() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work", "--detail", "full"])
+        let path = try fixture.path(of: "work")
+        let first = try fixture.serve()
+        let good = try Self.poll(first, path) { $0.status == 200 }
+        first.signal(SIGTERM)
+        #expect(first.waitForExit() == 0)
+
+        let unavailable = LoopbackHTTPServer.Response(
+            status: 503, headers: [("Retry-After", "0.05"), ("Content-Type", "application/json")],
+            body: Data(#"{"error":{"code":"ServiceUnavailable","message":"Try later."}}"#.utf8))
+        fixture.account.standIn.injectFault(.respond(unavailable), forPathContaining: "/v1.0/", times: 100_000)
+        let second = try fixture.serve()
+        let cached = try Self.poll(second, path, timeout: 10) { $0.status == 200 }
+        #expect(cached.status == 200 && cached.body == good.body && cached.header("ETag") == good.header("ETag"))
+        let stale = try Self.poll(second, path, timeout: 30) { $0.header("Warning") != nil }
+        #expect(stale.header("Warning") == "110 - \"Response is Stale\"" && stale.body == good.body)
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+    }
+
     @Test func feedChangesTakeEffectInARunningServe() throws {
         let fixture = try Fixture()
         try fixture.feed(["add", "work"])
@@ -189,6 +212,27 @@ import Testing
         #expect(serve.waitForExit() == 0)
     }
 
+    @Test func aDamagedFeedsJSONStopsAStartButNotARunningServe() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let path = try fixture.path(of: "work")
+        let file = fixture.account.configDirectory.appendingPathComponent("feeds.json")
+        let serve = try fixture.serve()
+        _ = try Self.poll(serve, path) { $0.status == 200 }
+        let before = serve.stderrLines.count
+        try Data("{\"feeds\": [".utf8).write(to: file)
+        let warning = try serve.waitForLine("warning: ", after: before, timeout: 10)
+        #expect(warning.contains("feeds.json") && warning.contains("served as they were"))
+        #expect(try serve.request(path).status == 200, "the feeds are served as they were")
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+
+        let start = try fixture.account.run(
+            ["serve", "--listen", "127.0.0.1:0"], environment: fixture.environment, timeout: 30)
+        #expect(start.status == 74, "\(start.err)")
+        #expect(start.err.contains("feeds.json"))
+    }
+
     @Test func sighupReReadsFeedsJSONAndKeepsServing() throws {
         let fixture = try Fixture()
         try fixture.feed(["add", "work"])
@@ -202,23 +246,55 @@ import Testing
         #expect(serve.waitForExit() == 0)
     }
 
-    @Test func sigtermLetsARequestUnderWayFinishThenExits0() throws {
+    @Test func sigtermLetsAResponseUnderWayFinishThenExits0() throws {
         let fixture = try Fixture()
-        try fixture.feed(["add", "work"])
+        let text = String(repeating: "A long agenda. ", count: 400)
+        for day in 0..<400 {
+            try fixture.account.standIn.addEvent([
+                "subject": "Meeting \(day)", "body": ["contentType": "text", "content": text],
+                "start": ["dateTime": "2026-12-0\(1 + day % 9)T10:00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "2026-12-0\(1 + day % 9)T11:00:00", "timeZone": "UTC"],
+            ])
+        }
+        try fixture.feed(["add", "work", "--detail", "full"])
         let path = try fixture.path(of: "work")
         let serve = try fixture.serve()
-        let full = try Self.poll(serve, path) { $0.status == 200 }
-        let connection = try RawConnection(port: serve.port)
-        let head = RawConnection.head(method: "GET", path: path, headers: [])
-        try connection.send(String(head.dropLast(2)))
-        usleep(200_000)
+        let full = try Self.poll(serve, path, headers: [("Accept-Encoding", "identity")]) { $0.status == 200 }
+        #expect(full.body.count > 2_000_000, "a body larger than the socket buffers")
+        let connection = try RawConnection(port: serve.port, receiveBuffer: 4096)
+        try connection.send(RawConnection.head(method: "GET", path: path, headers: [("Accept-Encoding", "identity")]))
+        usleep(300_000)
         serve.signal(SIGTERM)
         usleep(300_000)
-        try connection.send("\r\n")
         let answer = try connection.readResponse()
         #expect(answer.status == 200 && answer.body == full.body)
         #expect(serve.waitForExit() == 0)
         #expect(serve.stderr.contains("graph-ics serve: stopped"))
+    }
+
+    @Test func aSecondSigtermWhileAResponseIsStuckEndsServeAtOnce() throws {
+        let fixture = try Fixture()
+        let text = String(repeating: "A very long agenda. ", count: 800)
+        for day in 0..<400 {
+            try fixture.account.standIn.addEvent([
+                "subject": "Meeting \(day)", "body": ["contentType": "text", "content": text],
+                "start": ["dateTime": "2026-12-0\(1 + day % 9)T10:00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "2026-12-0\(1 + day % 9)T11:00:00", "timeZone": "UTC"],
+            ])
+        }
+        try fixture.feed(["add", "work", "--detail", "full"])
+        let path = try fixture.path(of: "work")
+        let serve = try fixture.serve()
+        let full = try Self.poll(serve, path, headers: [("Accept-Encoding", "identity")]) { $0.status == 200 }
+        #expect(full.body.count > 6_000_000, "a body larger than the socket buffers of both sides")
+        let reader = try RawConnection(port: serve.port, receiveBuffer: 4096)
+        try reader.send(RawConnection.head(method: "GET", path: path, headers: [("Accept-Encoding", "identity")]))
+        usleep(300_000)
+        serve.signal(SIGTERM)
+        usleep(500_000)
+        #expect(serve.process.isRunning, "serve waits for the response its client is not reading")
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit(timeout: 5) == 128 + SIGTERM)
     }
 
     @Test func listeningBeyondLoopbackWithoutTLSWarns() throws {
@@ -227,6 +303,48 @@ import Testing
             ["--listen", "0.0.0.0:0"], environment: fixture.environment, in: fixture.account.folder)
         let warning = try serve.waitForLine("warning: ")
         #expect(warning.contains("without TLS") && warning.contains("clear text") && warning.contains("reverse proxy"))
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+    }
+
+    @Test func withTLSServeListensOnHTTPSWithoutTheWarningAndFeedListShowsHTTPS() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let openssl = try #require(
+            ["/usr/bin/openssl", "/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "openssl is needed to make the test's certificate: install it (scripts/setup does)")
+        let curl = try #require(
+            ["/usr/bin/curl", "/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "curl is needed as the HTTPS client")
+        let key = fixture.account.folder.appendingPathComponent("key.pem").path
+        let certificate = fixture.account.folder.appendingPathComponent("cert.pem").path
+        let made = try runProgram(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
+        try #require(made.status == 0, "openssl req failed: \(made.err)")
+        let serve = try ServeProcess(
+            ["--listen", "0.0.0.0:0", "--tls-cert", certificate, "--tls-key", key, "--refresh", "1"],
+            environment: fixture.environment, in: fixture.account.folder)
+        #expect(serve.url.hasPrefix("https://0.0.0.0:"))
+        #expect(!serve.stderr.contains("warning:"), "TLS: no clear-text warning")
+        let path = try fixture.path(of: "work")
+        let deadline = Date().addingTimeInterval(30)
+        var answer: ProgramRun?
+        while Date() < deadline && answer?.out.hasPrefix("HTTP/1.1 200") != true {
+            answer = try runProgram(
+                curl,
+                [
+                    "--silent", "--show-error", "--dump-header", "-", "--output", "/dev/null", "--cacert", certificate,
+                    "https://127.0.0.1:\(serve.port)\(path)",
+                ])
+            usleep(100_000)
+        }
+        #expect(answer?.out.hasPrefix("HTTP/1.1 200") == true, "\(answer?.err ?? "")")
+        let listed = try fixture.account.run(["feed", "list", "--json"], environment: fixture.environment)
+        #expect(listed.out.contains("https://0.0.0.0:\(serve.port)\(path)"))
         serve.signal(SIGTERM)
         #expect(serve.waitForExit() == 0)
     }
@@ -242,12 +360,22 @@ import Testing
         #expect(first.waitForExit() == 0)
     }
 
-    @Test func notSignedInExits77() throws {
+    @Test func aMissingTLSFileExits66BeforeListening() throws {
         let fixture = try Fixture()
-        try fixture.feed(["add", "work"])
-        var environment = fixture.account.baseEnvironment
-        environment["GRAPH_ICS_STATE_DIR"] = fixture.environment["GRAPH_ICS_STATE_DIR"]
-        let result = try fixture.account.run(["serve", "--listen", "127.0.0.1:0"], environment: environment)
+        let result = try fixture.account.run(
+            ["serve", "--listen", "127.0.0.1:0", "--tls-cert", "missing.pem", "--tls-key", "missing-key.pem"],
+            environment: fixture.environment, timeout: 30)
+        #expect(result.status == 66, "\(result.err)")
+        #expect(result.errLines == ["error: missing.pem: the TLS certificate cannot be read"])
+    }
+
+    @Test func notSignedInExits77() throws {
+        let account = try StandInAccount()
+        let added = try account.run(["feed", "add", "work"], environment: account.baseEnvironment)
+        #expect(added.status == 0)
+        var environment = account.baseEnvironment
+        environment["GRAPH_ICS_STATE_DIR"] = account.folder.appendingPathComponent("state").path
+        let result = try account.run(["serve", "--listen", "127.0.0.1:0"], environment: environment, timeout: 30)
         #expect(result.status == 77, "\(result.err)")
     }
 
@@ -261,6 +389,7 @@ import Testing
         standIn.registerApp(
             clientID: fixture.account.clientID, secret: "s3cr3t", roles: ["Calendars.Read", "MailboxSettings.Read"])
         fixture.environment["GRAPH_ICS_CLIENT_SECRET"] = "s3cr3t"
+        fixture.environment["GRAPH_ICS_TENANT"] = "contoso.example"
         try fixture.feed(["add", "ann", "--user", "ann@contoso.example", "--detail", "full"])
         try fixture.feed(["add", "bob", "--user", "bob@contoso.example", "--detail", "full"])
         let broken = LoopbackHTTPServer.Response(

@@ -123,8 +123,12 @@ struct RawHTTPResponse {
 final class RawConnection {
     let descriptor: Int32
 
-    init(port: UInt16, timeout: Int = 20) throws {
+    /// `receiveBuffer` makes the socket's receive buffer that small (a slow reader).
+    init(port: UInt16, timeout: Int = 20, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
