@@ -8,7 +8,8 @@ struct ExportCommand: Command {
     static let abstract = "Export a week (or any days) of a calendar to .ics."
     static let synopsis = [
         "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--user UPN]",
-        "[--recurrence instances|series] [--tz ZONE] [-o FILE|-] [--verbose]",
+        "[--recurrence instances|series] [--detail full|limited|busy] [--show-private]",
+        "[--exclude-declined] [--exclude-cancelled] [--category C]... [--tz ZONE] [-o FILE|-] [--verbose]",
     ]
     static let discussion = """
         Reads the events of a week (this one unless told otherwise) from Microsoft Graph and writes
@@ -48,6 +49,7 @@ struct ExportCommand: Command {
                 + "series: each series once, as its master with RRULE; changed occurrences as RECURRENCE-ID "
                 + "overrides, deleted ones as EXDATE."
         ).defaulting(to: .instances)
+        let selection = SelectionOptions.Declarations(defaults: .export)
         let zone = Option.zone(
             help: "Choose weeks and days in this zone (IANA such as Europe/Berlin, or Windows) instead of the "
                 + "mailbox's; events whose own zone Graph does not know are shown in it.")
@@ -58,6 +60,7 @@ struct ExportCommand: Command {
     var range: RangeOption
     var calendar: String?
     var recurrence: GraphToICS.RecurrenceStyle
+    var selection: EventSelection
     var zone: ResolvedZone?
     var output: String?
     var connection: ConnectionOptions
@@ -71,6 +74,7 @@ struct ExportCommand: Command {
         _ = try range.resolve(in: .utc)
         calendar = try parsed[\.calendar]
         recurrence = try parsed[\.recurrence]
+        selection = try SelectionOptions(parsed.group(\.selection), defaults: .export).selection
         zone = try parsed[\.zone]
         output = try parsed[\.output]
         connection = try ConnectionOptions(parsed.group(\.connection))
@@ -87,7 +91,7 @@ struct ExportCommand: Command {
         let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
         let options = ExportOptions(
             fallbackZone: zone, file: "calendarView",
-            calendarName: CalendarChoice.name(of: calendarID, in: session.client))
+            calendarName: CalendarChoice.name(of: calendarID, in: session.client), selection: selection)
         let request = CalendarExporter.Request(
             calendarID: calendarID, start: days.startDate, end: days.endDate, recurrence: recurrence,
             options: options)

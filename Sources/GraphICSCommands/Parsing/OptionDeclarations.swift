@@ -144,6 +144,18 @@ struct Defaulted<Value: Sendable>: OptionDeclaration {
     var spec: OptionSpec { option.spec }
 }
 
+/// An option that may be given several times (`--category A --category B`): read as every value, in
+/// order; none when absent.
+struct Repeated<Value>: OptionDeclaration {
+    let option: Option<Value>
+    var spec: OptionSpec { option.spec }
+}
+
+extension Option {
+    /// This option, given any number of times.
+    func repeatable() -> Repeated<Value> { Repeated(option: self) }
+}
+
 /// An option that takes no value: given or not.
 struct Flag: OptionDeclaration {
     let spec: OptionSpec

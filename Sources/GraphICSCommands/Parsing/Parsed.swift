@@ -46,6 +46,18 @@ struct Parsed<Options: OptionGroup> {
         }
     }
 
+    /// Every value of an option that may be repeated, in the order given.
+    subscript<Value>(_ path: KeyPath<Options, Repeated<Value>>) -> [Value] {
+        get throws(UsageError) {
+            let option = declarations[keyPath: path].option
+            var values: [Value] = []
+            for text in given[option.spec.long] ?? [] {
+                if let text { values.append(try option.read(text)) }
+            }
+            return values
+        }
+    }
+
     /// Whether a flag was given (once or more).
     subscript(_ path: KeyPath<Options, Flag>) -> Bool {
         given[declarations[keyPath: path].spec.long] != nil

@@ -15,12 +15,16 @@ public struct ExportOptions: Sendable {
     /// The calendar's name, written as NAME (RFC 7986) and X-WR-CALNAME; nil when not known (a saved
     /// JSON file does not say which calendar it came from).
     public var calendarName: String?
+    /// Which events are written and how much of each (`--detail` and the filters); everything unless
+    /// given.
+    public var selection: EventSelection
 
     public init(
         fallbackZone: ResolvedZone? = nil, timestamp: Int64? = nil, file: String = "<input>",
-        calendarName: String? = nil
+        calendarName: String? = nil, selection: EventSelection = .everything
     ) {
         self.fallbackZone = fallbackZone
+        self.selection = selection
         self.calendarName = calendarName
         self.timestamp = timestamp ?? 0
         self.file = file

@@ -259,8 +259,10 @@ extension GraphToICS {
             case encoded(EncodedEvent?, [Diagnostic])
             /// Series mode: an occurrence, known by its original start; its instance encoding is kept in
             /// case the series cannot be written as one.
+            /// `isLeftOut`: the selection leaves it out (an EXDATE when the series is written as one).
             case occurrence(
-                series: String, originalStart: Int64, isCancelled: Bool, fallback: EncodedEvent?, [Diagnostic])
+                series: String, originalStart: Int64, isCancelled: Bool, isLeftOut: Bool, fallback: EncodedEvent?,
+                [Diagnostic])
             /// Series mode: an exception, written when its master is known.
             case exception(series: String, originalStart: Int64, GraphEvent)
             /// Series mode: a series master in the pages.
@@ -289,7 +291,7 @@ extension GraphToICS {
                     let (encoded, diagnostics) = encodeInstance(event, encoder: encoder)
                     return .occurrence(
                         series: master, originalStart: original, isCancelled: event.isCancelled == true,
-                        fallback: encoded, diagnostics)
+                        isLeftOut: encoder.options.selection.apply(to: event) == nil, fallback: encoded, diagnostics)
                 case "exception":
                     guard let master, let original = originalStart(of: event) else { break }
                     return .exception(series: master, originalStart: original, event)
@@ -306,8 +308,17 @@ extension GraphToICS {
             var event = event
             if let uid = instanceUID(of: event) { event.iCalUId = uid }
             var diagnostics: [Diagnostic] = []
-            let encoded = encoder.encode(event, diagnostics: &diagnostics)
+            let encoded = encodeSelected(event, encoder: encoder, diagnostics: &diagnostics)
             return (encoded, diagnostics)
+        }
+
+        /// Encodes the event as the export's selection (``ExportOptions/selection``) shows it: every event
+        /// the stream writes goes through here. Nil without a diagnostic when the selection leaves it out.
+        static func encodeSelected(_ event: GraphEvent, encoder: EventEncoder, diagnostics: inout [Diagnostic])
+            -> EncodedEvent?
+        {
+            guard let shown = encoder.options.selection.apply(to: event) else { return nil }
+            return encoder.encode(shown, diagnostics: &diagnostics)
         }
 
         /// `iCalUId-YYYYMMDDTHHMMSSZ` (the original start in UTC) for an occurrence or exception; nil for
@@ -348,7 +359,7 @@ extension GraphToICS {
             case .encoded(let encoded, let found):
                 diagnostics += found
                 if let encoded { try writer.add(encoded) }
-            case .occurrence(let id, let original, let isCancelled, let fallback, let found):
+            case .occurrence(let id, let original, let isCancelled, let isLeftOut, let fallback, let found):
                 var spooled: SpooledEvent?
                 if let fallback {
                     let offset = try fallbackSpool.append(fallback.text)
@@ -359,6 +370,7 @@ extension GraphToICS {
                 updateSeries(id) { state in
                     state.seen.append(original)
                     if isCancelled { state.cancelled.append(original) }
+                    if isLeftOut { state.leftOut.append(original) }
                     state.fallback.append(FallbackOccurrence(event: spooled, diagnostics: found))
                 }
             case .exception(let id, let original, let event):

@@ -10,6 +10,8 @@ struct SeriesState {
     var seen: [Int64] = []
     /// The original starts of occurrences Graph returned as cancelled (`isCancelled`).
     var cancelled: [Int64] = []
+    /// The original starts of occurrences the export's selection leaves out.
+    var leftOut: [Int64] = []
     var exceptions: [(originalStart: Int64, event: GraphEvent)] = []
     /// The occurrences as instances, in case the series cannot be written as one.
     var fallback: [FallbackOccurrence] = []
@@ -93,6 +95,10 @@ extension GraphToICS.PageStream {
         do {
             guard let master else {
                 throw SeriesFallback(reason: "its series master could not be read")
+            }
+            guard options.selection.apply(to: master) != nil else {
+                // Left out as a whole; an exception the selection keeps (busy in a free series) stays.
+                return try writeAsInstances(state)
             }
             try writeSeries(id, master: master, state: &state, instances: instances)
         } catch let fallback as SeriesFallback {
@@ -242,12 +248,18 @@ extension GraphToICS.PageStream {
         -> (uid: String, overrides: [(originalStart: Int64, event: GraphEvent)])
     {
         var masterDiagnostics: [Diagnostic] = []
-        guard var encoded = encoder.encode(master, diagnostics: &masterDiagnostics) else {
+        guard var encoded = Self.encodeSelected(master, encoder: encoder, diagnostics: &masterDiagnostics) else {
             let reasons = masterDiagnostics.map(\.message).joined(separator: "; ")
             throw SeriesFallback(reason: "its master cannot be converted (\(reasons))")
         }
-        var exdateKeys = Set(deleted)
+        var exdateKeys = Set(deleted + state.leftOut.map { key(ofOriginal: $0, times: times) })
         var exceptions = state.exceptions
+        let selection = options.selection
+        exdateKeys.formUnion(
+            exceptions.filter { selection.apply(to: $0.event) == nil }.map {
+                key(ofOriginal: $0.originalStart, times: times)
+            })
+        exceptions.removeAll { selection.apply(to: $0.event) == nil }
         if master.isCancelled != true {
             exdateKeys.formUnion(state.cancelled.map { key(ofOriginal: $0, times: times) })
             exdateKeys.formUnion(
@@ -280,7 +292,7 @@ extension GraphToICS.PageStream {
             event.iCalUId = uid
             event.recurrence = nil
             var found: [Diagnostic] = []
-            guard var override = encoder.encode(event, diagnostics: &found) else {
+            guard var override = Self.encodeSelected(event, encoder: encoder, diagnostics: &found) else {
                 diagnostics += found
                 continue
             }
