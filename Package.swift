@@ -65,7 +65,7 @@ let package = Package(
         // calendar refreshed from Graph, and the HTTP server (libmicrohttpd, zlib) that serves it.
         .target(
             name: "GraphICSServe",
-            dependencies: ["CMicroHTTPD", "CZlib", "ICalBridge", "GraphICS", "GraphICSSync"]
+            dependencies: ["CMicroHTTPD", "CZlib", "CGlibc", "ICalBridge", "GraphICS", "GraphICSSync"]
         ),
         // The commands of graph-ics: option declarations, parsing, help, completions, the manual page.
         .target(

@@ -9,8 +9,12 @@ import Synchronization
 /// The signals are taken from the process and handled on a dispatch queue, not in a signal handler, so
 /// the clean-up may take locks and allocate. An interrupted import needs nothing undone: every event it
 /// created carries its source identity and `transactionId`, and running it again skips or completes them.
+///
+/// `graph-ics serve` is a service, not a one-shot command: it takes the signals over (``handOver(_:)``),
+/// stops gracefully on SIGTERM and SIGINT (exit 0) and re-reads feeds.json on SIGHUP.
 public enum Interruption {
     private static let temporaryFiles = Mutex<Set<String>>([])
+    private static let service = Mutex<(@Sendable (Int32) -> Void)?>(nil)
 
     /// Starts listening; call once, early in `main`, and keep what it returns (the signal sources) alive
     /// until the process ends.
@@ -19,6 +23,7 @@ public enum Interruption {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                if let handler = service.withLock({ $0 }) { return handler(number) }
                 let files = temporaryFiles.withLock { $0 }
                 for path in files { unlink(path) }
                 terminal.err("")
@@ -38,6 +43,12 @@ public enum Interruption {
         let files = temporaryFiles.withLock { $0 }
         for path in files { unlink(path) }
         _exit(128 + SIGPIPE)
+    }
+
+    /// From now on, SIGINT, SIGTERM and SIGHUP are `handler`'s (called on a dispatch queue with the
+    /// signal's number) instead of ending the process.
+    static func handOver(_ handler: @escaping @Sendable (Int32) -> Void) {
+        service.withLock { $0 = handler }
     }
 
     /// A temporary file to remove if graph-ics is interrupted before it is renamed into place.

@@ -108,7 +108,7 @@ let defaultTimeout: Double = ProcessInfo.processInfo.environment["GRAPH_ICS_TEST
 /// A child inherits the signal mask of the thread that spawns it, and Swift's worker threads block most signals:
 /// a `graph-ics` spawned from one would ignore SIGTERM and SIGPIPE. Spawning from a thread with an empty mask
 /// gives it the signals a shell would give it.
-private func onThread(blocking signals: [Int32], exactly: Bool, _ body: @escaping @Sendable () -> Void) {
+func onThread(blocking signals: [Int32], exactly: Bool, _ body: @escaping @Sendable () -> Void) {
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
         var mask = sigset_t()

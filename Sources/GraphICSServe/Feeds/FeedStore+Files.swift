@@ -1,0 +1,134 @@
+import Foundation
+import ICalBridge
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// The system calls behind FeedStore: the private folder, reading, the atomic write, the lock.
+extension FeedStore {
+    /// Creates the folder (and missing parents) `0700`; an existing folder of this user open to others is
+    /// made `0700`, one of another user or a shared one (`/tmp`) is refused.
+    func prepareDirectory() throws(FeedStoreError) {
+        let path = directory.path
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            guard errno == ENOENT else { throw .posix(.io, "graph-ics cannot use", path: path, errno: errno) }
+            try makeDirectories(path)
+            return
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw FeedStoreError(.io, "\(path) is not a folder; move that file away")
+        }
+        guard info.st_uid == geteuid(), info.st_mode & (S_ISVTX | S_IWOTH) == 0 else {
+            throw FeedStoreError(
+                .insecure,
+                "\(path) belongs to another user or is shared; set GRAPH_ICS_CONFIG_DIR to a folder of your own")
+        }
+        if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
+            throw .posix(.insecure, "graph-ics cannot make private (chmod 700)", path: path, errno: errno)
+        }
+    }
+
+    private func makeDirectories(_ path: String) throws(FeedStoreError) {
+        let parent = (path as NSString).deletingLastPathComponent
+        var info = stat()
+        if !parent.isEmpty, parent != path, stat(parent, &info) != 0 {
+            guard errno == ENOENT else { throw .posix(.io, "graph-ics cannot create", path: parent, errno: errno) }
+            try makeDirectories(parent)
+        }
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw .posix(.io, "graph-ics cannot create", path: path, errno: errno)
+        }
+        // mkdir's mode is filtered through the umask; set it exactly.
+        if chmod(path, 0o700) != 0 { throw .posix(.io, "graph-ics cannot make private", path: path, errno: errno) }
+    }
+
+    /// The file's bytes, nil when there is none; a file of this user readable by others is made `0600`.
+    func readFile() throws(FeedStoreError) -> Data? {
+        let path = fileURL.path
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw .posix(.io, "graph-ics cannot read", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .posix(.io, "graph-ics cannot read", path: path, errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFREG, info.st_size <= FeedStore.largestFile else {
+            throw FeedStoreError(
+                .damaged, "\(path) is not a feeds.json graph-ics wrote (not a small file); move it away")
+        }
+        guard info.st_uid == geteuid() else {
+            throw FeedStoreError(
+                .insecure, "\(path) belongs to another user; graph-ics does not read feed secrets from it")
+        }
+        if info.st_mode & 0o077 != 0, fchmod(fd, 0o600) != 0 {
+            throw .posix(.insecure, "graph-ics cannot make private (chmod 600)", path: path, errno: errno)
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw .posix(.io, "graph-ics cannot read", path: path, errno: errno) }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
+    }
+}
+
+/// Files replaced whole: a `0600` temporary file beside the file, written, `fsync`ed, renamed over it, then
+/// the folder `fsync`ed. A reader sees the old file or the new one; a write that fails part way leaves the
+/// old file as it was and removes its temporary. Used for `feeds.json` and the feeds' disk cache.
+enum AtomicFile {
+    static func write(_ data: Data, to path: String) throws(FeedStoreError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let temporary = folder + "/.\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw .posix(.io, "graph-ics cannot write in", path: folder, errno: errno) }
+        var isOpen = true
+        var renamed = false
+        defer {
+            if isOpen { close(fd) }
+            if !renamed { unlink(temporary) }
+        }
+        // open's mode is filtered through the umask; set it exactly.
+        guard fchmod(fd, 0o600) == 0 else { throw .posix(.io, "graph-ics cannot write", path: path, errno: errno) }
+        if let failure = data.withUnsafeBytes({ POSIXFile.writeAll(fd, $0) }) {
+            throw .posix(.io, "graph-ics could not write", path: path, errno: failure)
+        }
+        guard fsync(fd) == 0 else { throw .posix(.io, "graph-ics could not write", path: path, errno: errno) }
+        isOpen = false
+        guard close(fd) == 0 else { throw .posix(.io, "graph-ics could not write", path: path, errno: errno) }
+        guard rename(temporary, path) == 0 else {
+            throw .posix(.io, "graph-ics could not replace", path: path, errno: errno)
+        }
+        renamed = true
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if descriptor >= 0 {
+            // Best effort: some file systems refuse fsync on folders.
+            _ = fsync(descriptor)
+            close(descriptor)
+        }
+    }
+}
+
+/// An exclusive `flock` on `feeds.json.lock`, held from ``FeedStore/update(_:)``'s read to its rename. The
+/// lock file stays (removing it would let two processes lock two different files).
+enum FeedFileLock {
+    /// Runs `body` while holding the lock on `path` (created `0600` when missing); waits for another holder.
+    static func holding<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw FeedStoreError.posix(.io, "graph-ics cannot lock", path: path, errno: errno) }
+        // Closing the descriptor releases the lock.
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw FeedStoreError.posix(.io, "graph-ics cannot lock", path: path, errno: errno)
+            }
+        }
+        return try body()
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The bytes of one response body, kept in memory and handed to libmicrohttpd as they are.
+///
+/// Immutable: the bytes are copied once, in `init`, into memory this object owns and frees in `deinit`;
+/// every response that sends the body points libmicrohttpd at that memory and keeps the body alive until
+/// the response is done (no copy per request). Thread-safe: nothing changes after `init`.
+public final class HTTPBody: @unchecked Sendable {
+    /// The body with no bytes.
+    public static let empty = HTTPBody(Data())
+
+    /// The owned bytes (at least one byte allocated, so that the pointer is never null).
+    let bytes: UnsafeMutableRawBufferPointer
+
+    /// The number of bytes.
+    public let count: Int
+
+    /// Copies `data` into memory the body owns.
+    public init(_ data: Data) {
+        count = data.count
+        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+        data.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: bytes[0..<data.count]))
+    }
+
+    deinit {
+        bytes.deallocate()
+    }
+
+    /// The bytes as `Data`, without a copy: the returned value keeps this body alive.
+    public var data: Data {
+        guard count > 0, let base = bytes.baseAddress else { return Data() }
+        return Data(
+            bytesNoCopy: base, count: count, deallocator: .custom { [self] _, _ in withExtendedLifetime(self) {} })
+    }
+}
+
+/// One request as libmicrohttpd parsed it, handed to the server's handler.
+public struct HTTPServerRequest: Sendable {
+    /// The method as received (`GET`, `HEAD`, …).
+    public var method: String
+    /// The path as received: not percent-decoded, without the query.
+    public var path: String
+    /// `HTTP/1.1` or `HTTP/1.0`.
+    public var version: String
+    /// The request's header fields in the order received, names as the client spelled them.
+    public var headers: [(name: String, value: String)]
+    /// The client's address and port: `127.0.0.1:54321`, `[::1]:54321`; empty when unknown.
+    public var remoteAddress: String
+
+    public init(
+        method: String, path: String, version: String = "HTTP/1.1", headers: [(name: String, value: String)] = [],
+        remoteAddress: String = ""
+    ) {
+        self.method = method
+        self.path = path
+        self.version = version
+        self.headers = headers
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The value of the first header field named `name` (compared case-insensitively), or nil.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// What the handler answers: a status, header fields and a body.
+///
+/// libmicrohttpd adds `Content-Length` (the body's count; a `Content-Length` given here is ignored), `Date`
+/// and `Connection`. For `HEAD` it sends the header fields, with the body's `Content-Length`, and no body.
+public struct HTTPServerResponse: Sendable {
+    /// The status code, 100…599 (anything else is sent as 500).
+    public var status: Int
+    /// Header fields to send, in this order. A field whose name or value contains a line break is left out.
+    public var headers: [(name: String, value: String)]
+    /// The body, sent from memory without a copy.
+    public var body: HTTPBody
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: HTTPBody = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}

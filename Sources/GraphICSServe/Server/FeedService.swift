@@ -1,0 +1,135 @@
+import Foundation
+import GraphICS
+import Synchronization
+
+/// The running feeds of `graph-ics serve`: one ``FeedSlot`` per definition of feeds.json, one refresh
+/// thread per mailbox (``MailboxWorker``), and the snapshot the HTTP threads answer from (a
+/// ``FeedRouter``, rebuilt whenever a body or a status changes, so that a request takes one lock).
+///
+/// ``load(_:)`` applies feeds.json as it is now: new feeds get a slot (refreshed at once), removed ones
+/// are dropped, a rotated secret takes effect for the next request, and a changed definition starts over.
+public final class FeedService: Sendable {
+    private struct State {
+        var slots: [FeedSlot] = []
+        var workers: [String: MailboxWorker] = [:]
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let router: Mutex<FeedRouter>
+    private let refreshInterval: Int
+    private let stateDirectory: URL
+    private let resolve: FeedResolver
+    private let log: @Sendable (String) -> Void
+    private let verbose: Bool
+
+    /// - Parameters:
+    ///   - refreshInterval: `--refresh`, seconds between two refreshes of a feed.
+    ///   - stateDirectory: where each feed's disk cache lives (``FeedSource``).
+    ///   - resolve: finds a feed's calendar, zone and client, on the feed's mailbox thread.
+    ///   - log: writes one line to standard error.
+    ///   - verbose: logs every refresh (`feed NAME: unchanged (1 requests, 3 ms CPU)`).
+    public init(
+        refreshInterval: Int, stateDirectory: URL, resolve: @escaping FeedResolver,
+        log: @escaping @Sendable (String) -> Void, verbose: Bool = false
+    ) {
+        self.refreshInterval = refreshInterval
+        self.stateDirectory = stateDirectory
+        self.resolve = resolve
+        self.log = log
+        self.verbose = verbose
+        router = Mutex(FeedRouter(feeds: [], refreshInterval: refreshInterval))
+    }
+
+    /// Answers one request from the current snapshot.
+    public func respond(to request: HTTPServerRequest) -> HTTPServerResponse {
+        router.withLock { $0 }.respond(to: request)
+    }
+
+    /// The feeds as served now, in the file's order.
+    public var feeds: [ServedFeed] { router.withLock { $0.feeds } }
+
+    /// Applies the definitions of feeds.json.
+    public func load(_ configuration: FeedConfiguration) {
+        state.withLock { state in
+            guard !state.stopped else { return }
+            let old = state.slots
+            state.slots = configuration.feeds.map { definition in
+                guard let kept = old.first(where: { $0.isSameFeed(as: definition) }) else {
+                    return FeedSlot(definition)
+                }
+                kept.rotate(to: definition.secret)
+                return kept
+            }
+            let added = Set(state.slots.map(ObjectIdentifier.init)).subtracting(old.map(ObjectIdentifier.init))
+            let byMailbox = Dictionary(grouping: state.slots, by: \.mailbox)
+            for (mailbox, worker) in state.workers where byMailbox[mailbox] == nil {
+                worker.stop()
+                state.workers[mailbox] = nil
+            }
+            for (mailbox, slots) in byMailbox {
+                let worker =
+                    state.workers[mailbox]
+                    ?? MailboxWorker(interval: refreshInterval) { [weak self] in self?.refresh($0) }
+                state.workers[mailbox] = worker
+                worker.assign(slots, wake: slots.contains { added.contains(ObjectIdentifier($0)) })
+            }
+        }
+        publish()
+    }
+
+    /// Stops every refresh thread (a refresh under way is abandoned: its writes are atomic).
+    public func stop() {
+        state.withLock { state in
+            state.stopped = true
+            for worker in state.workers.values { worker.stop() }
+            state.workers = [:]
+        }
+    }
+
+    /// Rebuilds the snapshot the HTTP threads answer from.
+    private func publish() {
+        let slots = state.withLock { $0.slots }
+        let feeds = slots.map(\.served)
+        router.withLock { $0.feeds = feeds }
+    }
+
+    /// Refreshes one feed on its mailbox's thread, logs what the log needs, and publishes the result.
+    private func refresh(_ slot: FeedSlot) {
+        let name = slot.definition.name
+        defer { publish() }
+        let source: FeedSource
+        do {
+            source = try slot.source(resolve: resolve, stateDirectory: stateDirectory)
+            publish()
+        } catch {
+            if slot.noteOutcome("\(error)") { log("feed \(name): cannot be read: \(error)") }
+            return
+        }
+        let cpuBefore = Self.threadCPU()
+        do {
+            let outcome = try source.refresh()
+            slot.takeBody()
+            if slot.noteOutcome(nil) { log("feed \(name): refreshed again") }
+            if verbose {
+                let requests = source.lastRefresh?.requests ?? 0
+                let milliseconds = Int(((Self.threadCPU() - cpuBefore) * 1000).rounded())
+                let word = outcome == .changed ? "changed" : "unchanged"
+                log("feed \(name): \(word) (\(requests) requests, \(milliseconds) ms CPU)")
+            }
+        } catch {
+            slot.takeBody()
+            let message = source.status.lastError ?? "\(error)"
+            if slot.noteOutcome(message) {
+                log("feed \(name): refresh failed, the last body is still served: \(message)")
+            }
+        }
+    }
+
+    /// CPU seconds the calling thread has used.
+    static func threadCPU() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import GraphStandIn
+import Testing
+
+/// `graph-ics serve` through the built binary against the stand-in: the HTTP contract on a free
+/// loopback port, refreshes, Graph failing and recovering, feeds.json changing under a running serve,
+/// signals, and several mailboxes.
+@Suite(.serialized) struct ServeCommandTests {
+    /// A signed-in mailbox with one event in the next days, and the state folder of serve.
+    final class Fixture {
+        let account: StandInAccount
+        var environment: [String: String]
+        var lunchID = ""
+
+        init() throws {
+            account = try StandInAccount()
+            account.standIn.addUser(displayName: "Ada Lovelace", mail: "ada@contoso.example", mailboxTimeZone: "UTC")
+            environment = try account.savedSignInEnvironment()
+            environment["GRAPH_ICS_STATE_DIR"] = account.folder.appendingPathComponent("state").path
+            lunchID = try addEvent("Lunch with Grace", daysAhead: 2)
+        }
+
+        @discardableResult
+        func addEvent(_ subject: String, daysAhead: Int, user: String? = nil) throws -> String {
+            let day = ISO8601DateFormatter.string(
+                from: Date().addingTimeInterval(TimeInterval(daysAhead * 86_400)), timeZone: .gmt,
+                formatOptions: [.withFullDate])
+            return try account.standIn.addEvent(
+                [
+                    "subject": subject, "iCalUId": "uid-\(subject.hashValue)",
+                    "start": ["dateTime": "\(day)T10:00:00", "timeZone": "UTC"],
+                    "end": ["dateTime": "\(day)T11:00:00", "timeZone": "UTC"],
+                ], user: user)
+        }
+
+        @discardableResult
+        func feed(_ arguments: [String]) throws -> ProcessResult {
+            let result = try account.run(["feed"] + arguments, environment: environment)
+            #expect(result.status == 0, "feed \(arguments): \(result.err)")
+            return result
+        }
+
+        /// The path of a feed (`/<secret>/<NAME>.ics`), from `feed list --json`.
+        func path(of name: String) throws -> String {
+            let result = try account.run(["feed", "list", "--json"], environment: environment)
+            let feeds = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
+            let url = try #require(feeds.first { $0["name"] as? String == name }?["url"] as? String)
+            let parts = url.split(separator: "/")
+            return "/" + parts.suffix(2).joined(separator: "/")
+        }
+
+        func serve(_ arguments: [String] = ["--refresh", "1"]) throws -> ServeProcess {
+            try ServeProcess(
+                ["--listen", "127.0.0.1:0"] + arguments, environment: environment, in: account.folder)
+        }
+    }
+
+    /// Asks until `accept` takes the answer (a feed's first refresh runs after serve starts listening).
+    static func poll(
+        _ serve: ServeProcess, _ path: String, headers: [(String, String)] = [], timeout: Double = 30,
+        until accept: (RawHTTPResponse) -> Bool
+    ) throws -> RawHTTPResponse {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = try serve.request(path, headers: headers)
+        while !accept(last) && Date() < deadline {
+            usleep(100_000)
+            last = try serve.request(path, headers: headers)
+        }
+        return last
+    }
+
+    static func text(_ response: RawHTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+    @Test func servesAFeedWithTheHTTPContract() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work", "--detail", "full"])
+        let path = try fixture.path(of: "work")
+        let secret = String(path.split(separator: "/")[0])
+        let serve = try fixture.serve()
+        #expect(serve.stderr.contains("graph-ics serve: listening on \(serve.url) (1 feeds)"))
+        let full = try Self.poll(serve, path, headers: [("Accept-Encoding", "identity")]) { $0.status == 200 }
+        #expect(full.status == 200)
+        #expect(
+            Self.text(full).hasPrefix("BEGIN:VCALENDAR\r\n") && Self.text(full).contains("SUMMARY:Lunch with Grace"))
+        #expect(full.header("Content-Type") == "text/calendar; charset=utf-8")
+        #expect(full.header("Cache-Control") == "private, max-age=1")
+        let etag = try #require(full.header("ETag"))
+        #expect(etag.wholeMatch(of: /"[0-9a-f]{64}"/) != nil)
+        #expect(full.header("Last-Modified")?.hasSuffix(" GMT") == true)
+        #expect(full.header("Content-Encoding") == nil)
+
+        let gzip = try serve.request(path, headers: [("Accept-Encoding", "gzip")])
+        #expect(gzip.status == 200 && gzip.header("Content-Encoding") == "gzip")
+        #expect(Array(gzip.body.prefix(2)) == [0x1F, 0x8B])
+        #expect(gzip.header("ETag") == etag && gzip.header("Vary") == "Accept-Encoding")
+
+        let head = try serve.request(path, method: "HEAD")
+        #expect(head.status == 200 && head.body.isEmpty && head.header("ETag") == etag)
+        #expect(head.header("Content-Length") == String(full.body.count))
+
+        let notModified = try serve.request(path, headers: [("If-None-Match", etag)])
+        #expect(notModified.status == 304 && notModified.body.isEmpty)
+        let post = try serve.request(path, method: "POST")
+        #expect(post.status == 405 && post.header("Allow") == "GET, HEAD")
+        let wrongSecret = try serve.request("/\(String(repeating: "0", count: 64))/work.ics")
+        let dotDot = try serve.request("/\(secret)/../\(secret)/work.ics")
+        #expect(wrongSecret.status == 404 && dotDot.status == 404 && wrongSecret.body == dotDot.body)
+        let health = try serve.request("/healthz")
+        let object = try #require(try JSONSerialization.jsonObject(with: health.body) as? [String: Any])
+        #expect(object["status"] as? String == "ok")
+
+        #expect(serve.stderr.contains("GET /…/work.ics 200 "))
+        #expect(serve.stderr.contains("POST /…/work.ics 405 "))
+        #expect(!serve.stderr.contains(secret), "the secret never reaches the log")
+        let listed = try fixture.account.run(["feed", "list", "--json"], environment: fixture.environment)
+        #expect(listed.out.contains(serve.url + path), "feed list shows the address serve listens on")
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+    }
+
+    @Test func aChangeInOutlookAppearsAfterARefreshAndNoChangeKeepsTheETag() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let path = try fixture.path(of: "work")
+        let serve = try fixture.serve(["--refresh", "1", "-v"])
+        let first = try Self.poll(serve, path) { $0.status == 200 }
+        let etag = try #require(first.header("ETag"))
+        try serve.waitForLine("feed work: unchanged (", timeout: 30)
+        let line = try serve.waitForLine("feed work: unchanged (1 requests, ")
+        #expect(line.hasSuffix(" ms CPU)"))
+        let same = try serve.request(path)
+        #expect(same.header("ETag") == etag && same.body == first.body)
+
+        _ = try fixture.account.standIn.changeEvent(id: fixture.lunchID, ["subject": "Lunch moved"])
+        let changed = try Self.poll(serve, path) { Self.text($0).contains("SUMMARY:Lunch moved") }
+        #expect(Self.text(changed).contains("SUMMARY:Lunch moved"))
+        #expect(changed.header("ETag") != etag)
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+    }
+
+    @Test func graphFailingServesTheLastBodyWithAWarningAndRecovers() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let path = try fixture.path(of: "work")
+        let serve = try fixture.serve()
+        let good = try Self.poll(serve, path) { $0.status == 200 }
+        let unavailable = LoopbackHTTPServer.Response(
+            status: 503, headers: [("Retry-After", "0.05"), ("Content-Type", "application/json")],
+            body: Data(#"{"error":{"code":"ServiceUnavailable","message":"Try later."}}"#.utf8))
+        fixture.account.standIn.injectFault(.respond(unavailable), forPathContaining: "calendarView", times: 30)
+        let stale = try Self.poll(serve, path) { $0.header("Warning") != nil }
+        #expect(stale.status == 200 && stale.body == good.body)
+        #expect(stale.header("Warning") == "110 - \"Response is Stale\"")
+        #expect(stale.header("Age").flatMap(Int.init) != nil)
+        let health = try serve.request("/healthz")
+        let object = try #require(try JSONSerialization.jsonObject(with: health.body) as? [String: Any])
+        #expect(object["status"] as? String == "degraded")
+        let feeds = try #require(object["feeds"] as? [[String: Any]])
+        #expect(feeds.first?["lastError"] is String)
+
+        let recovered = try Self.poll(serve, path, timeout: 60) { $0.header("Warning") == nil }
+        #expect(recovered.header("Warning") == nil && recovered.body == good.body)
+        try serve.waitForLine("feed work: refreshed again")
+        #expect(serve.stderrLines.filter { $0.contains("feed work: refresh failed") }.count == 1, "logged once")
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+    }
+
+    @Test func feedChangesTakeEffectInARunningServe() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let old = try fixture.path(of: "work")
+        let serve = try fixture.serve()
+        _ = try Self.poll(serve, old) { $0.status == 200 }
+        try fixture.feed(["rotate", "work"])
+        let new = try fixture.path(of: "work")
+        let gone = try Self.poll(serve, old, timeout: 5) { $0.status == 404 }
+        #expect(gone.status == 404, "the old URL stops working within seconds")
+        #expect(try serve.request(new).status == 200, "the body is kept across a rotation")
+
+        try fixture.feed(["add", "home", "--detail", "busy"])
+        let home = try Self.poll(serve, try fixture.path(of: "home"), timeout: 10) { $0.status == 200 }
+        #expect(Self.text(home).contains("SUMMARY:Busy") && !Self.text(home).contains("Lunch"))
+        try fixture.feed(["remove", "home"])
+        let removed = try Self.poll(serve, try fixture.path(of: "work"), timeout: 1) { _ in true }
+        #expect(removed.status == 200)
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+    }
+
+    @Test func sighupReReadsFeedsJSONAndKeepsServing() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let serve = try fixture.serve()
+        let before = serve.stderrLines.count
+        serve.signal(SIGHUP)
+        try serve.waitForLine("graph-ics serve: read feeds.json again (1 feeds)", after: before, timeout: 5)
+        #expect(serve.process.isRunning)
+        #expect(try serve.request("/healthz").status == 200)
+        serve.signal(SIGINT)
+        #expect(serve.waitForExit() == 0)
+    }
+
+    @Test func sigtermLetsAResponseUnderWayFinishThenExits0() throws {
+        let fixture = try Fixture()
+        let text = String(repeating: "A long agenda. ", count: 400)
+        for day in 0..<400 {
+            try fixture.account.standIn.addEvent([
+                "subject": "Meeting \(day)", "body": ["contentType": "text", "content": text],
+                "start": ["dateTime": "2026-12-0\(1 + day % 9)T10:00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "2026-12-0\(1 + day % 9)T11:00:00", "timeZone": "UTC"],
+            ])
+        }
+        try fixture.feed(["add", "work", "--detail", "full"])
+        let path = try fixture.path(of: "work")
+        let serve = try fixture.serve()
+        let full = try Self.poll(serve, path, headers: [("Accept-Encoding", "identity")]) { $0.status == 200 }
+        #expect(full.body.count > 2_000_000, "a body larger than the socket buffers")
+        let connection = try RawConnection(port: serve.port, receiveBuffer: 4096)
+        try connection.send(RawConnection.head(method: "GET", path: path, headers: [("Accept-Encoding", "identity")]))
+        usleep(300_000)
+        serve.signal(SIGTERM)
+        usleep(300_000)
+        let answer = try connection.readResponse()
+        #expect(answer.status == 200 && answer.body == full.body)
+        #expect(serve.waitForExit() == 0)
+        #expect(serve.stderr.contains("graph-ics serve: stopped"))
+    }
+
+    @Test func listeningBeyondLoopbackWithoutTLSWarns() throws {
+        let fixture = try Fixture()
+        let serve = try ServeProcess(
+            ["--listen", "0.0.0.0:0"], environment: fixture.environment, in: fixture.account.folder)
+        let warning = try serve.waitForLine("warning: ")
+        #expect(warning.contains("without TLS") && warning.contains("clear text") && warning.contains("reverse proxy"))
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+    }
+
+    @Test func anAddressInUseExits69() throws {
+        let fixture = try Fixture()
+        let first = try fixture.serve()
+        let second = try fixture.account.run(
+            ["serve", "--listen", "127.0.0.1:\(first.port)"], environment: fixture.environment)
+        #expect(second.status == 69, "\(second.err)")
+        #expect(second.err.contains("127.0.0.1:\(first.port)"))
+        first.signal(SIGTERM)
+        #expect(first.waitForExit() == 0)
+    }
+
+    @Test func notSignedInExits77() throws {
+        let account = try StandInAccount()
+        let added = try account.run(["feed", "add", "work"], environment: account.baseEnvironment)
+        #expect(added.status == 0)
+        var environment = account.baseEnvironment
+        environment["GRAPH_ICS_STATE_DIR"] = account.folder.appendingPathComponent("state").path
+        let result = try account.run(["serve", "--listen", "127.0.0.1:0"], environment: environment, timeout: 30)
+        #expect(result.status == 77, "\(result.err)")
+    }
+
+    @Test func eachMailboxIsRefreshedOnItsOwnAndOneFailingLeavesTheOtherServed() throws {
+        let fixture = try Fixture()
+        let standIn = fixture.account.standIn
+        standIn.addUser(displayName: "Ann", mail: "ann@contoso.example")
+        standIn.addUser(displayName: "Bob", mail: "bob@contoso.example")
+        try fixture.addEvent("Ann's review", daysAhead: 1, user: "ann@contoso.example")
+        try fixture.addEvent("Bob's review", daysAhead: 1, user: "bob@contoso.example")
+        standIn.registerApp(
+            clientID: fixture.account.clientID, secret: "s3cr3t", roles: ["Calendars.Read", "MailboxSettings.Read"])
+        fixture.environment["GRAPH_ICS_CLIENT_SECRET"] = "s3cr3t"
+        fixture.environment["GRAPH_ICS_TENANT"] = "contoso.example"
+        try fixture.feed(["add", "ann", "--user", "ann@contoso.example", "--detail", "full"])
+        try fixture.feed(["add", "bob", "--user", "bob@contoso.example", "--detail", "full"])
+        let broken = LoopbackHTTPServer.Response(
+            status: 500, headers: [("Content-Type", "application/json")],
+            body: Data(#"{"error":{"code":"generalException","message":"Broken."}}"#.utf8))
+        standIn.injectFault(.respond(broken), forPathContaining: "bob@contoso.example", times: 10_000)
+        let serve = try fixture.serve()
+        let ann = try Self.poll(serve, try fixture.path(of: "ann")) { $0.status == 200 }
+        #expect(Self.text(ann).contains("SUMMARY:Ann's review") && !Self.text(ann).contains("Bob"))
+        #expect(try serve.request(try fixture.path(of: "bob")).status == 503)
+        try serve.waitForLine("feed bob: cannot be read")
+        let health = try serve.request("/healthz")
+        let object = try #require(try JSONSerialization.jsonObject(with: health.body) as? [String: Any])
+        let feeds = try #require(object["feeds"] as? [[String: Any]])
+        #expect(feeds.count == 2 && feeds[0]["lastError"] is NSNull && feeds[1]["lastError"] is String)
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+    }
+}
