@@ -13,7 +13,23 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <microhttpd.h>
+
+/// An anonymous in-memory file of `size` bytes (memfd_create(2), close-on-exec), -1 on failure. A body kept
+/// in one is sent with sendfile(2), without copying it through the process on every response.
+static inline int gics_memory_file(const char *name, size_t size) {
+    int fd = (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */);
+    if (fd < 0) {
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 /// Receives one line libmicrohttpd logged (MHD_USE_ERROR_LOG), already formatted, without its newline.
 typedef void (*gics_mhd_log_function)(void *context, const char *line);
@@ -37,6 +53,8 @@ struct gics_mhd_settings {
     const char *tls_key_pem;
     MHD_AccessHandlerCallback handler;
     MHD_RequestCompletedCallback completed;
+    /// Told of every connection opened and closed (MHD_OPTION_NOTIFY_CONNECTION).
+    MHD_NotifyConnectionCallback connection_notify;
     /// Handed to handler, completed and log.
     void *context;
     gics_mhd_log_function log;
@@ -88,6 +106,7 @@ static inline struct MHD_Daemon *gics_mhd_start(const struct gics_mhd_settings *
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)settings->connection_timeout, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)settings->connection_memory_limit, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)settings->completed, settings->context},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)settings->connection_notify, settings->context},
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)gics_mhd_keep_escapes, NULL},
         // Without TLS the array ends here.
         {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)settings->tls_certificate_pem},
@@ -105,6 +124,18 @@ static inline struct MHD_Daemon *gics_mhd_start(const struct gics_mhd_settings *
 static inline uint16_t gics_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+/// The connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD), -1 when unknown.
+static inline int gics_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// What the connection-notify callback stored for the connection (MHD_CONNECTION_INFO_SOCKET_CONTEXT).
+static inline void *gics_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }
 
 /// Writes the client's address as "127.0.0.1:54321" or "[::1]:54321" into buffer (at least 64 bytes;

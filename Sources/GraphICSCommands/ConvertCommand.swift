@@ -7,7 +7,8 @@ struct ConvertCommand: Command {
     static let abstract = "Convert saved Graph JSON to .ics (offline, no account needed)."
     static let synopsis = [
         "[FILE|-] [--to ics|graph-json] [--tz ZONE] [--as-meeting] [--strict]",
-        "[-o FILE|-] [--verbose]",
+        "[--detail full|limited|busy] [--show-private] [--exclude-declined]",
+        "[--exclude-cancelled] [--category C]... [-o FILE|-] [--verbose]",
     ]
     static let discussion = """
         Converts offline between Microsoft Graph JSON and iCalendar. Reads FILE, or standard input
@@ -57,6 +58,7 @@ struct ConvertCommand: Command {
         let strict = Flag(
             "--strict",
             help: "iCalendar: refuse a recurrence Graph cannot hold instead of expanding it into single events.")
+        let selection = SelectionOptions.Declarations(defaults: .export)
         let verbose = Flag("-v", "--verbose", help: "Say what was converted, and how each TZID was understood.")
     }
 
@@ -67,6 +69,8 @@ struct ConvertCommand: Command {
     var verbose: Bool
     var asMeeting: Bool
     var strict: Bool
+    /// Graph JSON to .ics only: which events, and how much of each.
+    var selection: EventSelection
 
     init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.count <= 1 else {
@@ -79,6 +83,7 @@ struct ConvertCommand: Command {
         verbose = parsed[\.verbose]
         asMeeting = parsed[\.asMeeting]
         strict = parsed[\.strict]
+        selection = try SelectionOptions(parsed.group(\.selection), defaults: .export).selection
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
@@ -97,6 +102,9 @@ struct ConvertCommand: Command {
         case .iCalendar:
             if target == .ics {
                 throw UsageError("\(inputName) is already iCalendar; use --to graph-json or leave --to out")
+            }
+            if selection != .everything {
+                throw UsageError("\(inputName) is iCalendar: --detail and the event filters apply to Graph JSON input")
             }
             return try convertICS(data, name: inputName, terminal)
         case .unknown:
@@ -124,7 +132,7 @@ struct ConvertCommand: Command {
     }
 
     private func convertGraphJSON(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
-        let options = ExportOptions(fallbackZone: zone, file: name)
+        let options = ExportOptions(fallbackZone: zone, file: name, selection: selection)
         let sink = try OutputFile(path: output)
         var writer = sink
         let summary: GraphToICS.Summary

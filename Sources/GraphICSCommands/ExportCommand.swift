@@ -9,13 +9,20 @@ struct ExportCommand: Command {
     static let synopsis = [
         "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--user UPN]",
         "[--recurrence instances|series] [--detail full|limited|busy] [--show-private]",
-        "[--exclude-declined] [--exclude-cancelled] [--category C]... [--tz ZONE] [-o FILE|-] [--verbose]",
+        "[--exclude-declined] [--exclude-cancelled] [--category C]...",
+        "[--tz ZONE] [-o FILE|-] [--verbose]",
     ]
     static let discussion = """
         Reads the events of a week (this one unless told otherwise) from Microsoft Graph and writes
         them as one iCalendar file: every event with its time zone (a VTIMEZONE for each zone used),
         attendees, body, location, reminder and status. Graph's pages are converted as they arrive,
         so memory stays small however many events there are.
+
+        --detail limited writes times, subject, location and show-as only; --detail busy only times
+        and show-as, each event titled Busy, Tentative, Out of office or Working elsewhere (free
+        time left out), for sharing free/busy. At those levels private and confidential events are
+        busy blocks unless --show-private. --exclude-declined, --exclude-cancelled and --category
+        leave events out at any level.
 
         The output is complete or absent: a file named with -o is written under a temporary name and
         renamed when everything is in; on any failure (sign-in, Graph unavailable, disk full) no
@@ -29,6 +36,7 @@ struct ExportCommand: Command {
         Examples:
           graph-ics export -o this-week.ics
           graph-ics export --week 2026-W49 --recurrence series -o week49.ics
+          graph-ics export --week next --detail busy --exclude-declined -o free-busy.ics
           graph-ics export --from 2026-12-01 --to 2027-01-01 --calendar Holidays -o december.ics
           graph-ics export --week next -o - | khal import --batch -
 

@@ -21,7 +21,7 @@ struct SelectionOptions {
         let detail: Option<ExportDetail>
         let showPrivate = Flag(
             "--show-private",
-            help: "Show private and confidential events at the chosen detail; otherwise they are busy blocks.")
+            help: "Show private and confidential events at the chosen detail, not as busy blocks.")
         let excludeDeclined = Flag("--exclude-declined", help: "Leave out events you declined.")
         let excludeCancelled = Flag("--exclude-cancelled", help: "Leave out cancelled events.")
         let categories = Option(

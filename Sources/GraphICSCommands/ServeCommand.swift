@@ -129,6 +129,7 @@ struct ServeCommand: Command {
         server.address = listen.host
         server.port = listen.port
         server.tls = try tls.map { try Self.credentials($0.cert, $0.key) }
+        server.errorLog = { terminal.err("graph-ics serve: libmicrohttpd: \($0)") }
         if server.tls == nil && !listen.isLoopback {
             terminal.warning(
                 "serving on \(listen.host) without TLS: each feed's secret and its events travel in clear text, "
@@ -136,7 +137,8 @@ struct ServeCommand: Command {
                     + "127.0.0.1 behind a reverse proxy that serves HTTPS (nginx, Caddy) and pass its --base-url")
         }
         let mailboxes = try ServeMailboxes(
-            configuration.feeds, connection: connection, zone: zone, terminal: terminal)
+            configuration.feeds, connection: connection, zone: zone,
+            remembered: RememberedTargets(stateDirectory: stateDirectory), terminal: terminal)
         let service = FeedService(
             refreshInterval: refresh, stateDirectory: stateDirectory, resolve: mailboxes.resolve,
             log: { terminal.err($0) }, verbose: connection.verbose)

@@ -167,6 +167,28 @@ import Testing
         #expect(serve.waitForExit() == 0)
     }
 
+    @Test func aRestartWhileGraphIsDownServesTheCachedBodyAtOnce() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work", "--detail", "full"])
+        let path = try fixture.path(of: "work")
+        let first = try fixture.serve()
+        let good = try Self.poll(first, path) { $0.status == 200 }
+        first.signal(SIGTERM)
+        #expect(first.waitForExit() == 0)
+
+        let unavailable = LoopbackHTTPServer.Response(
+            status: 503, headers: [("Retry-After", "0.05"), ("Content-Type", "application/json")],
+            body: Data(#"{"error":{"code":"ServiceUnavailable","message":"Try later."}}"#.utf8))
+        fixture.account.standIn.injectFault(.respond(unavailable), forPathContaining: "/v1.0/", times: 100_000)
+        let second = try fixture.serve()
+        let cached = try Self.poll(second, path, timeout: 10) { $0.status == 200 }
+        #expect(cached.status == 200 && cached.body == good.body && cached.header("ETag") == good.header("ETag"))
+        let stale = try Self.poll(second, path, timeout: 30) { $0.header("Warning") != nil }
+        #expect(stale.header("Warning") == "110 - \"Response is Stale\"" && stale.body == good.body)
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+    }
+
     @Test func feedChangesTakeEffectInARunningServe() throws {
         let fixture = try Fixture()
         try fixture.feed(["add", "work"])
@@ -247,6 +269,15 @@ import Testing
         #expect(second.err.contains("127.0.0.1:\(first.port)"))
         first.signal(SIGTERM)
         #expect(first.waitForExit() == 0)
+    }
+
+    @Test func aMissingTLSFileExits66BeforeListening() throws {
+        let fixture = try Fixture()
+        let result = try fixture.account.run(
+            ["serve", "--listen", "127.0.0.1:0", "--tls-cert", "missing.pem", "--tls-key", "missing-key.pem"],
+            environment: fixture.environment, timeout: 30)
+        #expect(result.status == 66, "\(result.err)")
+        #expect(result.errLines == ["error: missing.pem: the TLS certificate cannot be read"])
     }
 
     @Test func notSignedInExits77() throws {

@@ -1,16 +1,26 @@
+internal import CMicroHTTPD
 import Foundation
 
 /// The bytes of one response body, kept in memory and handed to libmicrohttpd as they are.
 ///
-/// Immutable: the bytes are copied once, in `init`, into memory this object owns and frees in `deinit`;
-/// every response that sends the body points libmicrohttpd at that memory and keeps the body alive until
-/// the response is done (no copy per request). Thread-safe: nothing changes after `init`.
+/// Immutable: the bytes are copied once, in `init`, into memory this object owns and frees in `deinit`.
+/// A body of 64 KiB or more lives in an anonymous in-memory file (`memfd_create`, mapped into the
+/// process): each response sends it with `sendfile(2)` from a duplicate of that file's descriptor, so the
+/// kernel reads the pages itself and the process copies nothing per request. A smaller body (or one whose
+/// file could not be made) is plain memory that libmicrohttpd sends from, retaining the body until the
+/// response is done. Thread-safety: nothing changes after `init`.
 public final class HTTPBody: @unchecked Sendable {
     /// The body with no bytes.
     public static let empty = HTTPBody(Data())
 
-    /// The owned bytes (at least one byte allocated, so that the pointer is never null).
+    /// Bodies from this size on are kept in a memory file and sent with sendfile(2).
+    static let fileThreshold = 64 * 1024
+
+    /// The owned bytes (at least one byte, so that the pointer is never null): the file's mapping, or memory
+    /// from `allocate`.
     let bytes: UnsafeMutableRawBufferPointer
+    /// The memory file holding the bytes, or -1.
+    let file: Int32
 
     /// The number of bytes.
     public let count: Int
@@ -18,12 +28,23 @@ public final class HTTPBody: @unchecked Sendable {
     /// Copies `data` into memory the body owns.
     public init(_ data: Data) {
         count = data.count
-        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+        if data.count >= Self.fileThreshold, let (file, mapping) = Self.mappedFile(size: data.count) {
+            self.file = file
+            bytes = mapping
+        } else {
+            file = -1
+            bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+        }
         data.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: bytes[0..<data.count]))
     }
 
     deinit {
-        bytes.deallocate()
+        if file >= 0 {
+            munmap(bytes.baseAddress, bytes.count)
+            close(file)
+        } else {
+            bytes.deallocate()
+        }
     }
 
     /// The bytes as `Data`, without a copy: the returned value keeps this body alive.
@@ -31,6 +52,18 @@ public final class HTTPBody: @unchecked Sendable {
         guard count > 0, let base = bytes.baseAddress else { return Data() }
         return Data(
             bytesNoCopy: base, count: count, deallocator: .custom { [self] _, _ in withExtendedLifetime(self) {} })
+    }
+
+    /// A memory file of `size` bytes and its shared read-write mapping, or nil.
+    private static func mappedFile(size: Int) -> (Int32, UnsafeMutableRawBufferPointer)? {
+        let file = gics_memory_file("graph-ics-body", size)
+        guard file >= 0 else { return nil }
+        let mapping = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0)
+        guard let mapping, mapping != MAP_FAILED else {
+            close(file)
+            return nil
+        }
+        return (file, UnsafeMutableRawBufferPointer(start: mapping, count: size))
     }
 }
 

@@ -19,6 +19,7 @@ public struct TLSCredentials: Sendable, Equatable {
 /// connection stays open, and how large a request's header may be.
 public struct HTTPServerConfiguration: Sendable {
     /// The address to listen on: an IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `[::1]`, `0.0.0.0`, `::`).
+    /// An IPv6 address listens on IPv6 only (`::` does not take IPv4 connections).
     public var address: String = "127.0.0.1"
     /// The TCP port; 0 picks a free one (read it from `HTTPServer.port`).
     public var port: UInt16 = 8080
@@ -30,6 +31,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var perAddressConnectionLimit: Int? = nil
     /// Seconds a connection may stay idle (nothing received or sent) before it is closed.
     public var connectionTimeout: Int = 30
+    /// Seconds a client has to send a whole request (header and body), counted from the connection's opening
+    /// or the end of the previous response; a client still sending then is disconnected (a slowloris
+    /// trickling one byte a second is never idle). It also bounds how long a keep-alive connection waits for
+    /// its next request. 0: no limit beyond `connectionTimeout`.
+    public var requestTimeout: Int = 10
     /// Bytes of memory per connection: bounds a request's header (a larger one is answered 431).
     public var connectionMemoryLimit = 32 * 1024
     /// Threads answering requests, each with its own epoll set.

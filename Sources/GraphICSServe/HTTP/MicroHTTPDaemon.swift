@@ -24,7 +24,9 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         configuration: HTTPServerConfiguration,
         handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse
     ) throws(HTTPServerError) {
-        let context = MicroHTTPDContext(handler: handler, errorLog: configuration.errorLog)
+        let context = MicroHTTPDContext(
+            handler: handler, errorLog: configuration.errorLog,
+            deadlines: RequestDeadlines(seconds: max(configuration.requestTimeout, 0)))
         let resources = try MicroHTTPDResources(configuration: configuration, context: context)
         var errorNumber: Int32 = 0
         let daemon = gics_mhd_start(resources.settings, &errorNumber)
@@ -38,6 +40,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         self.drainLimit = .seconds(max(configuration.connectionTimeout, 1))
         self.port = gics_mhd_bound_port(daemon)
         self.state = Mutex(daemon)
+        context.deadlines.start()
     }
 
     deinit {
@@ -57,6 +60,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
                 usleep(2_000)
             }
             MHD_stop_daemon(running)
+            context.deadlines.stop()
             // After a quiesce the listen socket is the caller's to close, once the daemon has stopped.
             if listenSocket >= 0 {
                 close(listenSocket)
@@ -75,7 +79,11 @@ final class MicroHTTPDaemon: @unchecked Sendable {
                 code: .cannotListen, address: address,
                 message: "cannot listen on \(address): \(String(cString: strerror(errorNumber)))")
         }
-        let detail = messages.last ?? (errorNumber != 0 ? String(cString: strerror(errorNumber)) : "")
+        // The first message names the cause; the ones after it say that the start failed.
+        var detail = messages.first ?? (errorNumber != 0 ? String(cString: strerror(errorNumber)) : "")
+        while detail.hasSuffix(".") {
+            detail.removeLast()
+        }
         let isTLS = configuration.tls != nil && messages.contains { $0.contains("TLS") || $0.contains("x509") }
         return HTTPServerError(
             code: isTLS ? .tls : .cannotListen, address: address,
@@ -88,6 +96,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
 final class MicroHTTPDContext: Sendable {
     let handler: @Sendable (HTTPServerRequest) -> HTTPServerResponse
     let errorLog: (@Sendable (String) -> Void)?
+    let deadlines: RequestDeadlines
     /// Requests the handler has seen whose response is not yet completed (`MHD_OPTION_NOTIFY_COMPLETED`).
     let inFlight = Atomic<Int>(0)
     /// Set by `stop()`: responses from then on close their connection.
@@ -96,10 +105,12 @@ final class MicroHTTPDContext: Sendable {
     private let startMessages = Mutex<[String]?>([])
 
     init(
-        handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse, errorLog: (@Sendable (String) -> Void)?
+        handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse, errorLog: (@Sendable (String) -> Void)?,
+        deadlines: RequestDeadlines
     ) {
         self.handler = handler
         self.errorLog = errorLog
+        self.deadlines = deadlines
     }
 
     /// One line libmicrohttpd logged.
@@ -148,7 +159,7 @@ final class MicroHTTPDResources {
                 per_address_connection_limit: limits.perAddress, connection_timeout: limits.timeout,
                 connection_memory_limit: limits.memory,
                 tls_certificate_pem: certificate.map { UnsafePointer($0) }, tls_key_pem: key.map { UnsafePointer($0) },
-                handler: microHTTPDAccess, completed: microHTTPDCompleted,
+                handler: microHTTPDAccess, completed: microHTTPDCompleted, connection_notify: microHTTPDConnection,
                 context: Unmanaged.passUnretained(context).toOpaque(), log: microHTTPDLog))
     }
 
@@ -205,11 +216,13 @@ final class MicroHTTPDResources {
 
 // MARK: Callbacks (called on libmicrohttpd's threads; they never throw or trap)
 
-/// Marks a request whose body is being read and dropped (`*con_cls`).
-private var readingBody: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
+/// Marks a request the handler has been told of (`*con_cls`).
+private var requestSeen: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
 
-/// `MHD_AccessHandlerCallback`. A request without a body is answered on the first call; one with a body
-/// is marked, its body dropped chunk by chunk, and answered on the call after the last chunk.
+/// `MHD_AccessHandlerCallback`. The first call only marks the request; calls with body bytes drop them;
+/// the call after the whole request was read (upload size 0) answers. libmicrohttpd 0.9.75 closes the
+/// connection after a response queued on the first call (it cannot know the request was read), so even a
+/// request without a body is answered on the second call, which keeps the connection alive.
 private func microHTTPDAccess(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
     method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
@@ -221,14 +234,14 @@ private func microHTTPDAccess(
     let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
     if requestState.pointee == nil {
         context.inFlight.add(1, ordering: .relaxed)
-        if hasBody(connection) {
-            requestState.pointee = readingBody
-            return .YES
-        }
-    } else if uploadSize.pointee > 0 {
+        requestState.pointee = requestSeen
+        return .YES
+    }
+    if uploadSize.pointee > 0 {
         uploadSize.pointee = 0
         return .YES
     }
+    requestDeadline(connection)?.deadline.store(.max, ordering: .relaxed)
     let request = HTTPServerRequest(
         method: String(cString: method), path: String(cString: url), version: String(cString: version),
         headers: requestHeaders(connection), remoteAddress: clientAddress(connection))
@@ -241,7 +254,36 @@ private func microHTTPDCompleted(
     requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode
 ) {
     guard let cls else { return }
-    Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue().inFlight.subtract(1, ordering: .releasing)
+    let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
+    if let connection {
+        requestDeadline(connection)?.deadline.store(context.deadlines.due(), ordering: .relaxed)
+    }
+    context.inFlight.subtract(1, ordering: .releasing)
+}
+
+/// `MHD_NotifyConnectionCallback`: a connection opened (its `RequestDeadline` registered and kept as the
+/// socket context) or closed (forgotten).
+private func microHTTPDConnection(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    event: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection, let socketContext else { return }
+    let deadlines = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue().deadlines
+    if event == .CONNECTION_NOTIFY_STARTED {
+        let entry = deadlines.opened(socket: gics_mhd_connection_socket(connection))
+        socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
+    } else if let stored = socketContext.pointee {
+        let entry = Unmanaged<RequestDeadline>.fromOpaque(stored)
+        deadlines.closed(entry.takeUnretainedValue())
+        entry.release()
+        socketContext.pointee = nil
+    }
+}
+
+/// The connection's `RequestDeadline`, from its socket context.
+private func requestDeadline(_ connection: OpaquePointer) -> RequestDeadline? {
+    gics_mhd_socket_context(connection).map { Unmanaged<RequestDeadline>.fromOpaque($0).takeUnretainedValue() }
 }
 
 /// `gics_mhd_log_function`: one line of libmicrohttpd's log.
@@ -250,21 +292,33 @@ private func microHTTPDLog(context: UnsafeMutableRawPointer?, line: UnsafePointe
     Unmanaged<MicroHTTPDContext>.fromOpaque(context).takeUnretainedValue().log(String(cString: line))
 }
 
+/// A libmicrohttpd response sending `body`: from a duplicate of its memory file's descriptor (sendfile;
+/// libmicrohttpd closes the duplicate), or from its memory, retained until libmicrohttpd frees the response.
+private func makeResponse(_ body: HTTPBody) -> OpaquePointer? {
+    if body.file >= 0 {
+        let file = fcntl(body.file, F_DUPFD_CLOEXEC, 0)
+        if file >= 0 {
+            if let response = MHD_create_response_from_fd64(UInt64(body.count), file) {
+                return response
+            }
+            close(file)
+        }
+    }
+    let retained = Unmanaged.passRetained(body)
+    guard
+        let response = MHD_create_response_from_buffer_with_free_callback_cls(
+            body.count, body.bytes.baseAddress, releaseBody, retained.toOpaque())
+    else {
+        retained.release()
+        return nil
+    }
+    return response
+}
+
 /// `MHD_ContentReaderFreeCallback`: the response is done with the body it retained.
 private func releaseBody(cls: UnsafeMutableRawPointer?) {
     guard let cls else { return }
     Unmanaged<HTTPBody>.fromOpaque(cls).release()
-}
-
-/// Whether the request announces a body: `Transfer-Encoding`, or a `Content-Length` other than 0.
-private func hasBody(_ connection: OpaquePointer) -> Bool {
-    if MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil {
-        return true
-    }
-    guard let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") else {
-        return false
-    }
-    return !(length[0] == 0x30 && length[1] == 0)
 }
 
 /// The request's header fields in order (`MHD_get_connection_values_n`, `.HEADER_KIND`).
@@ -297,18 +351,10 @@ private func clientAddress(_ connection: OpaquePointer) -> String {
     }
 }
 
-/// Queues `response` on the connection: the body's own bytes (retained until libmicrohttpd frees the
-/// response), the handler's header fields, `Connection: close` while the server is closing.
+/// Queues `response` on the connection: the body's bytes without a copy, the handler's header fields,
+/// `Connection: close` while the server is closing.
 private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
-    let body = response.body
-    let retained = Unmanaged.passRetained(body)
-    guard
-        let mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
-            body.count, body.bytes.baseAddress, releaseBody, retained.toOpaque())
-    else {
-        retained.release()
-        return .NO
-    }
+    guard let mhdResponse = makeResponse(response.body) else { return .NO }
     defer { MHD_destroy_response(mhdResponse) }
     for (name, value) in response.headers {
         _ = MHD_add_response_header(mhdResponse, name, value)

@@ -14,10 +14,9 @@ enum FeedRenderer {
 
     /// The export's settings for the feed.
     static func options(for target: FeedTarget) -> ExportOptions {
-        var options = ExportOptions(
-            fallbackZone: target.zone, file: "feed \(target.definition.name)", calendarName: target.calendarName)
-        options.selection = target.definition.selection
-        return options
+        ExportOptions(
+            fallbackZone: target.zone, file: "feed \(target.definition.name)", calendarName: target.calendarName,
+            selection: target.definition.selection)
     }
 
     /// - Throws: ``ICalBridgeError`` when the page cannot be converted at all or no event of it could (then

@@ -9,8 +9,9 @@ public struct FeedTarget: Sendable {
     public var definition: FeedDefinition
     /// The calendar's id; nil for the mailbox's default calendar.
     public var calendarID: String?
-    /// True: the primary calendar, read through `calendarView/delta` (Graph v1.0 documents delta only for
-    /// it). False: `calendars/{id}/calendarView` read whole and compared by change key.
+    /// True: the mailbox's default (primary) calendar, however the user named it, read through
+    /// `…/calendarView/delta` (Graph v1.0 documents delta only for it). False: `calendars/{id}/calendarView`
+    /// read whole and compared by change key.
     public var isPrimary: Bool
     /// Where today starts (the feed's window) and where events without a zone of their own are shown.
     public var zone: ResolvedZone

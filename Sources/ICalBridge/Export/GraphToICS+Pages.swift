@@ -314,11 +314,21 @@ extension GraphToICS {
 
         /// Encodes the event as the export's selection (``ExportOptions/selection``) shows it: every event
         /// the stream writes goes through here. Nil without a diagnostic when the selection leaves it out.
+        /// Diagnostics name the event as Graph has it (its id and subject), for whoever runs the export.
         static func encodeSelected(_ event: GraphEvent, encoder: EventEncoder, diagnostics: inout [Diagnostic])
             -> EncodedEvent?
         {
-            guard let shown = encoder.options.selection.apply(to: event) else { return nil }
-            return encoder.encode(shown, diagnostics: &diagnostics)
+            let selection = encoder.options.selection
+            guard !selection.isEverything else { return encoder.encode(event, diagnostics: &diagnostics) }
+            guard let shown = selection.apply(to: event) else { return nil }
+            var found: [Diagnostic] = []
+            let encoded = encoder.encode(shown, diagnostics: &found)
+            for var diagnostic in found {
+                diagnostic.eventID = event.id ?? event.iCalUId
+                diagnostic.subject = event.subject
+                diagnostics.append(diagnostic)
+            }
+            return encoded
         }
 
         /// `iCalUId-YYYYMMDDTHHMMSSZ` (the original start in UTC) for an occurrence or exception; nil for

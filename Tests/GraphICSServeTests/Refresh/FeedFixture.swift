@@ -61,6 +61,32 @@ final class FeedFixture {
         return try standIn.addEvent(event, calendar: calendar)
     }
 
+    /// A weekly series "Standup" on the Mondays 7, 14, 21 and 28 December 2026, 09:00–09:30 UTC: master
+    /// `standup`, occurrences `standup-7` … `standup-28`.
+    func addSeries() throws {
+        func when(_ day: Int, _ time: String) -> [String: Any] {
+            ["dateTime": String(format: "2026-12-%02dT%@", day, time), "timeZone": "UTC"]
+        }
+        let recurrence: [String: Any] = [
+            "pattern": ["type": "weekly", "interval": 1, "daysOfWeek": ["monday"], "firstDayOfWeek": "sunday"],
+            "range": [
+                "type": "numbered", "startDate": "2026-12-07", "numberOfOccurrences": 4, "recurrenceTimeZone": "UTC",
+            ],
+        ]
+        try standIn.addEvent([
+            "id": "standup", "type": "seriesMaster", "subject": "Standup", "iCalUId": "uid-standup",
+            "start": when(7, "09:00:00"), "end": when(7, "09:30:00"), "recurrence": recurrence,
+            "originalStartTimeZone": "UTC", "originalEndTimeZone": "UTC",
+        ])
+        for day in [7, 14, 21, 28] {
+            try standIn.addEvent([
+                "id": "standup-\(day)", "type": "occurrence", "seriesMasterId": "standup", "subject": "Standup",
+                "iCalUId": "uid-standup", "originalStart": String(format: "2026-12-%02dT09:00:00Z", day),
+                "start": when(day, "09:00:00"), "end": when(day, "09:30:00"),
+            ])
+        }
+    }
+
     /// Requests the stand-in has served so far.
     var requestCount: Int { standIn.operations.count }
 
@@ -71,8 +97,9 @@ final class FeedFixture {
 
     /// What `graph-ics export` writes for the feed's window, calendar and selection.
     func exported(_ target: FeedTarget) throws -> Data {
-        var options = ExportOptions(fallbackZone: target.zone, file: "calendarView", calendarName: target.calendarName)
-        options.selection = target.definition.selection
+        let options = ExportOptions(
+            fallbackZone: target.zone, file: "calendarView", calendarName: target.calendarName,
+            selection: target.definition.selection)
         let request = CalendarExporter.Request(
             calendarID: target.calendarID, start: windowStart, end: windowEnd, options: options)
         var buffer = ByteBuffer()

@@ -71,6 +71,20 @@ import Testing
         #expect(source.lastRefresh?.round == .full)
     }
 
+    @Test func aRefusedSignInIsRecordedWithoutTheToken() throws {
+        let fixture = try FeedFixture()
+        try fixture.addSingle("Lunch", day: 3, id: "lunch")
+        let token = "eyJhbGciOi.not-a-token-the-stand-in-issued"
+        let client = GraphClient(
+            baseURL: fixture.client.baseURL, transport: CurlTransport(defaultTimeout: .seconds(20)),
+            tokens: StaticTokenSource(token: token))
+        let source = FeedSource(target: fixture.target(), client: client, stateDirectory: fixture.state.url)
+        #expect(throws: AuthError.self) { try source.refresh(now: fixture.now) }
+        let line = try #require(source.status.lastError)
+        #expect(line.contains("refused the access token") && !line.contains("eyJ"), "\(line)")
+        #expect(source.current == nil)
+    }
+
     @Test func theStatusLineIsOneLineOfBoundedLength() {
         struct Noisy: Error, CustomStringConvertible {
             var description: String { "first\nsecond\r\tthird " + String(repeating: "x", count: 400) }

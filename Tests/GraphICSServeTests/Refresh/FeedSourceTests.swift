@@ -3,6 +3,7 @@ import GraphICS
 import GraphICSSync
 import GraphStandIn
 import ICalBridge
+import TestSupport
 import Testing
 
 @testable import GraphICSServe
@@ -58,14 +59,14 @@ import Testing
 
     @Test func aChangeTheFeedDoesNotShowRendersTheSameBytesAndKeepsTheETag() throws {
         let fixture = try FeedFixture()
-        try fixture.addSingle(
-            "Lunch", day: 3, id: "lunch", extra: ["body": ["contentType": "text", "content": "Soup"]])
-        let source = fixture.source()
+        try fixture.addSingle("Review", day: 10, id: "review", extra: ["categories": ["Work"]])
+        try fixture.addSingle("Lunch", day: 3, id: "lunch")
+        let source = fixture.source(fixture.target(selection: EventSelection(detail: .limited, categories: ["Work"])))
         try source.refresh(now: fixture.now)
         let first = try #require(source.current)
-        #expect(!FeedFixture.text(first).contains("Soup"), "limited detail shows no body")
+        #expect(!FeedFixture.text(first).contains("Lunch"), "only the Work category")
 
-        try fixture.standIn.changeEvent(id: "lunch", ["body": ["contentType": "text", "content": "Salad"]])
+        try fixture.standIn.changeEvent(id: "lunch", ["subject": "Brunch"])
         #expect(try source.refresh(now: fixture.now.addingTimeInterval(60)) == .unchanged)
         #expect(source.lastRefresh?.rendered == true, "a new change key renders again")
         #expect(source.current == first, "same bytes, same ETag, same Last-Modified")
@@ -123,6 +124,9 @@ import Testing
             ])
         try fixture.addSingle("Doctor", day: 4, id: "doctor", extra: ["sensitivity": "private"])
         try fixture.addSingle("Review", day: 10, id: "review", extra: ["categories": ["Work"]])
+        try fixture.addSingle("Focus", day: 11, id: "focus", extra: ["showAs": "free"])
+        try fixture.addSeries()
+        try fixture.standIn.changeEvent(id: "standup-14", ["subject": "Standup with demo"])
         for selection in [
             EventSelection.everything, FeedDefinition.defaultSelection,
             EventSelection(detail: .busy, showPrivate: false),
@@ -133,6 +137,55 @@ import Testing
             try source.refresh(now: fixture.now)
             let body = try #require(source.current?.body)
             #expect(try body == fixture.exported(target), "\(selection)")
+            #expect(
+                source.current?.eventCount == (selection.detail == .busy ? 7 : selection.categories.isEmpty ? 8 : 1))
         }
+    }
+
+    @Test func a410InTheFirstPagesOfAWholeRoundStartsItAgainOnce() throws {
+        let fixture = try FeedFixture()
+        try fixture.standIn.addEvents(count: 25, from: fixture.windowStart, to: fixture.windowEnd)
+        let source = fixture.source(pageSize: 10)
+        let gone = LoopbackHTTPServer.Response(
+            status: 410, headers: [("Content-Type", "application/json")],
+            body: Data(#"{"error":{"code":"syncStateNotFound","message":"The sync state could not be found."}}"#.utf8))
+        fixture.standIn.injectFault(.respond(gone), forPathContaining: "skiptoken")
+        #expect(try source.refresh(now: fixture.now) == .changed)
+        #expect(source.current?.eventCount == 25 && source.lastRefresh?.requests == 4, "one page, then three")
+
+        fixture.standIn.injectFault(.respond(gone), forPathContaining: "skiptoken", times: 2)
+        #expect(throws: DeltaResyncRequired.self) { try source.refresh(now: fixture.now.addingTimeInterval(86_400)) }
+        #expect(source.current?.eventCount == 25, "the last good body stays")
+    }
+
+    @Test func privateEventsAreBusyBlocksInANewFeed() throws {
+        let fixture = try FeedFixture()
+        try fixture.addSingle(
+            "Doctor", day: 4, id: "doctor",
+            extra: ["sensitivity": "private", "location": ["displayName": "Clinic"]])
+        try fixture.addSingle("Lunch", day: 3, id: "lunch", extra: ["location": ["displayName": "Canteen"]])
+        let source = fixture.source()
+        try source.refresh(now: fixture.now)
+        let text = FeedFixture.text(source.current)
+        #expect(text.contains("SUMMARY:Lunch") && text.contains("LOCATION:Canteen"))
+        #expect(!text.contains("Doctor") && !text.contains("Clinic") && text.contains("SUMMARY:Busy"), "\(text)")
+    }
+
+    @Test func refreshesAtOnceRunOneAfterTheOtherAndReadersNeverWait() throws {
+        let fixture = try FeedFixture()
+        try fixture.addSingle("Lunch", day: 3, id: "lunch")
+        let source = fixture.source()
+        let outcomes = Locked<[FeedRefreshOutcome]>([])
+        let reads = Locked(0)
+        let now = fixture.now
+        DispatchQueue.concurrentPerform(iterations: 5) { index in
+            if index == 0 {
+                for _ in 0..<200 where source.current.map({ !$0.body.isEmpty }) ?? true { reads.mutate { $0 += 1 } }
+                return
+            }
+            if let outcome = try? source.refresh(now: now) { outcomes.mutate { $0.append(outcome) } }
+        }
+        #expect(outcomes.value.sorted { "\($0)" < "\($1)" } == [.changed, .unchanged, .unchanged, .unchanged])
+        #expect(reads.value == 200)
     }
 }

@@ -199,6 +199,16 @@ private enum Rich {
         }
     }
 
+    @Test("a diagnostic about a redacted event names it as Graph has it, for whoever runs the export")
+    func diagnosticsNameTheEvent() throws {
+        let (text, summary) = try Rich.export([Rich.event(showAs: "elsewhere")], EventSelection(detail: .busy))
+        let warning = try #require(summary.diagnostics.first)
+        #expect(warning.message.contains("showAs 'elsewhere' is unknown"))
+        #expect(warning.eventID == "AAMkID-AAMkRICH")
+        #expect(warning.subject == "Quarterly numbers")
+        #expect(Fixtures.events(text).first.flatMap { Fixtures.value("SUMMARY", in: $0) } == "Busy")
+    }
+
     // MARK: Private events
 
     @Test(
