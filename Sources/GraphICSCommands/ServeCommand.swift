@@ -33,7 +33,7 @@ struct ServeCommand: Command {
         successful refresh and last error, without names. 'feed add', 'remove' and 'rotate' take
         effect within two seconds; SIGHUP re-reads feeds.json at once. SIGTERM and SIGINT let the
         requests under way finish and exit 0: serve is a service, not one of the one-shot commands
-        that exit with 128 + the signal.
+        that exit with 128 + the signal; a second one ends it at once.
 
         The default address is 127.0.0.1:8080 (port 0 picks a free port). Listening elsewhere
         without TLS sends the secrets in clear text: give --tls-cert and --tls-key, or keep serve on
@@ -48,7 +48,7 @@ struct ServeCommand: Command {
 
         Exit status: 0 stopped by SIGTERM or SIGINT, 64 usage, 66 a TLS file is missing,
         69 cannot listen on the address (in use, or not this machine's), 74 feeds.json or the
-        state folder cannot be read, 77 not signed in.
+        state folder cannot be read, 77 not signed in, 128 + N a second signal N while stopping.
         """
 
     struct Options: OptionGroup {
@@ -189,10 +189,17 @@ struct ServeCommand: Command {
     }
 
     /// Blocks until SIGTERM or SIGINT; SIGHUP re-reads feeds.json.
+    ///
+    /// A second SIGTERM or SIGINT, while the requests in flight are being finished, ends serve at once
+    /// with 128 + the signal (Ctrl-C twice).
+    private static let stopping = Atomic<Bool>(false)
+
     private func waitForStop(_ watcher: FeedWatcher) {
         let stop = DispatchSemaphore(value: 0)
         Interruption.handOver { signal in
-            if signal == SIGHUP { watcher.reloadNow() } else { stop.signal() }
+            if signal == SIGHUP { return watcher.reloadNow() }
+            if Self.stopping.exchange(true, ordering: .sequentiallyConsistent) { _exit(128 + signal) }
+            stop.signal()
         }
         stop.wait()
     }

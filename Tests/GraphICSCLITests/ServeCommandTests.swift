@@ -211,6 +211,27 @@ import Testing
         #expect(serve.waitForExit() == 0)
     }
 
+    @Test func aDamagedFeedsJSONStopsAStartButNotARunningServe() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let path = try fixture.path(of: "work")
+        let file = fixture.account.configDirectory.appendingPathComponent("feeds.json")
+        let serve = try fixture.serve()
+        _ = try Self.poll(serve, path) { $0.status == 200 }
+        let before = serve.stderrLines.count
+        try Data("{\"feeds\": [".utf8).write(to: file)
+        let warning = try serve.waitForLine("warning: ", after: before, timeout: 10)
+        #expect(warning.contains("feeds.json") && warning.contains("served as they were"))
+        #expect(try serve.request(path).status == 200, "the feeds are served as they were")
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+
+        let start = try fixture.account.run(
+            ["serve", "--listen", "127.0.0.1:0"], environment: fixture.environment, timeout: 30)
+        #expect(start.status == 74, "\(start.err)")
+        #expect(start.err.contains("feeds.json"))
+    }
+
     @Test func sighupReReadsFeedsJSONAndKeepsServing() throws {
         let fixture = try Fixture()
         try fixture.feed(["add", "work"])
@@ -248,6 +269,31 @@ import Testing
         #expect(answer.status == 200 && answer.body == full.body)
         #expect(serve.waitForExit() == 0)
         #expect(serve.stderr.contains("graph-ics serve: stopped"))
+    }
+
+    @Test func aSecondSigtermWhileAResponseIsStuckEndsServeAtOnce() throws {
+        let fixture = try Fixture()
+        let text = String(repeating: "A very long agenda. ", count: 800)
+        for day in 0..<400 {
+            try fixture.account.standIn.addEvent([
+                "subject": "Meeting \(day)", "body": ["contentType": "text", "content": text],
+                "start": ["dateTime": "2026-12-0\(1 + day % 9)T10:00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "2026-12-0\(1 + day % 9)T11:00:00", "timeZone": "UTC"],
+            ])
+        }
+        try fixture.feed(["add", "work", "--detail", "full"])
+        let path = try fixture.path(of: "work")
+        let serve = try fixture.serve()
+        let full = try Self.poll(serve, path, headers: [("Accept-Encoding", "identity")]) { $0.status == 200 }
+        #expect(full.body.count > 6_000_000, "a body larger than the socket buffers of both sides")
+        let reader = try RawConnection(port: serve.port, receiveBuffer: 4096)
+        try reader.send(RawConnection.head(method: "GET", path: path, headers: [("Accept-Encoding", "identity")]))
+        usleep(300_000)
+        serve.signal(SIGTERM)
+        usleep(500_000)
+        #expect(serve.process.isRunning, "serve waits for the response its client is not reading")
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit(timeout: 5) == 128 + SIGTERM)
     }
 
     @Test func listeningBeyondLoopbackWithoutTLSWarns() throws {

@@ -1,5 +1,4 @@
 import Foundation
-import ICalBridge
 
 #if canImport(Glibc)
     import Glibc
@@ -74,43 +73,6 @@ extension FeedStore {
             guard count >= 0 else { throw .posix(.io, "graph-ics cannot read", path: path, errno: errno) }
             if count == 0 { return data }
             data.append(contentsOf: buffer[0..<count])
-        }
-    }
-}
-
-/// Files replaced whole: a `0600` temporary file beside the file, written, `fsync`ed, renamed over it, then
-/// the folder `fsync`ed. A reader sees the old file or the new one; a write that fails part way leaves the
-/// old file as it was and removes its temporary. Used for `feeds.json` and the feeds' disk cache.
-enum AtomicFile {
-    static func write(_ data: Data, to path: String) throws(FeedStoreError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let temporary = folder + "/.\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw .posix(.io, "graph-ics cannot write in", path: folder, errno: errno) }
-        var isOpen = true
-        var renamed = false
-        defer {
-            if isOpen { close(fd) }
-            if !renamed { unlink(temporary) }
-        }
-        // open's mode is filtered through the umask; set it exactly.
-        guard fchmod(fd, 0o600) == 0 else { throw .posix(.io, "graph-ics cannot write", path: path, errno: errno) }
-        if let failure = data.withUnsafeBytes({ POSIXFile.writeAll(fd, $0) }) {
-            throw .posix(.io, "graph-ics could not write", path: path, errno: failure)
-        }
-        guard fsync(fd) == 0 else { throw .posix(.io, "graph-ics could not write", path: path, errno: errno) }
-        isOpen = false
-        guard close(fd) == 0 else { throw .posix(.io, "graph-ics could not write", path: path, errno: errno) }
-        guard rename(temporary, path) == 0 else {
-            throw .posix(.io, "graph-ics could not replace", path: path, errno: errno)
-        }
-        renamed = true
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if descriptor >= 0 {
-            // Best effort: some file systems refuse fsync on folders.
-            _ = fsync(descriptor)
-            close(descriptor)
         }
     }
 }

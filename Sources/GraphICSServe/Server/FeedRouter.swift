@@ -74,14 +74,15 @@ public struct FeedRouter: Sendable {
     }
 
     /// `/healthz`: `ok` when every feed's last refresh succeeded, else `degraded`; per feed, in order, the
-    /// last success and the last error with its time. No names, secrets or contents.
+    /// last success and the last error (``healthSummary(_:)``) with its time. No names, secrets or contents:
+    /// it answers without a secret.
     private func health(now: Date) -> HTTPServerResponse {
         let formatter = ISO8601DateFormatter()
         func date(_ value: Date?) -> Any { value.map { formatter.string(from: $0) as Any } ?? NSNull() }
         let entries: [[String: Any]] = feeds.map { feed in
             [
                 "lastSuccess": date(feed.status.lastSuccess),
-                "lastError": feed.status.lastError.map { $0 as Any } ?? NSNull(),
+                "lastError": feed.status.lastError.map { Self.healthSummary($0) as Any } ?? NSNull(),
                 "lastErrorAt": date(feed.status.lastErrorAt),
             ]
         }
@@ -93,6 +94,16 @@ public struct FeedRouter: Sendable {
         return HTTPServerResponse(
             status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
             body: HTTPBody(data + Data("\n".utf8)))
+    }
+
+    /// What `/healthz` shows of an error: the HTTP status and Graph's error code when the message gives them
+    /// (`HTTP 503 ServiceUnavailable`), else `refresh failed`; never the message itself, which may name a
+    /// calendar or a mailbox (serve's log has it whole).
+    static func healthSummary(_ message: String) -> String {
+        guard let match = message.firstMatch(of: /HTTP ([1-5][0-9][0-9])( [A-Za-z][A-Za-z0-9_]{0,63})?/) else {
+            return "refresh failed"
+        }
+        return "HTTP \(match.1)" + (match.2.map(String.init) ?? "")
     }
 
     private func text(_ status: Int, _ message: String, extra: [(name: String, value: String)]) -> HTTPServerResponse {

@@ -87,11 +87,13 @@ public final class FeedService: Sendable {
         }
     }
 
-    /// Rebuilds the snapshot the HTTP threads answer from.
+    /// Rebuilds the snapshot the HTTP threads answer from, under the snapshot's lock, so that two threads
+    /// publishing at once cannot leave the older view (a rotated secret still answering) in place.
     private func publish() {
-        let slots = state.withLock { $0.slots }
-        let feeds = slots.map(\.served)
-        router.withLock { $0.feeds = feeds }
+        router.withLock { router in
+            let slots = state.withLock { $0.slots }
+            router.feeds = slots.map(\.served)
+        }
     }
 
     /// Refreshes one feed on its mailbox's thread, logs what the log needs, and publishes the result.

@@ -82,12 +82,13 @@ final class FeedSlot: Sendable {
         }
     }
 
-    /// Takes the source's current body, compressing it again only when it changed.
+    /// Takes the source's current body, compressing it again only when it changed (outside the lock:
+    /// only the feed's refresh thread calls this).
     func takeBody() {
-        state.withLock { state in
-            guard let rendered = state.source?.current else { return }
-            state.body = state.body?.reused(for: rendered) ?? PreparedFeedBody(rendered)
-        }
+        let (rendered, body) = state.withLock { ($0.source?.current, $0.body) }
+        guard let rendered else { return }
+        let prepared = body?.reused(for: rendered) ?? PreparedFeedBody(rendered)
+        state.withLock { $0.body = prepared }
     }
 
     /// Records `error` (nil: success) and says whether it is news: a new error, or the first success

@@ -220,6 +220,23 @@ func curlGet(_ server: HTTPServer, _ path: String, headers: [(name: String, valu
         #expect(throws: RawHTTPConnection.Failure.self) { try RawHTTPConnection(port: any.port) }
     }
 
+    @Test("stop() does not wait for idle keep-alive connections: it closes them at once")
+    func stopClosesIdleConnections() throws {
+        let server = try startServer({ $0.connectionTimeout = 30 }) { _ in HTTPServerResponse(status: 200) }
+        let idle = try (0..<3).map { _ in try RawHTTPConnection(port: server.port) }
+        for connection in idle {
+            try connection.send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(try connection.readResponse().status == 200)
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        server.stop()
+        #expect(clock.now - start < .seconds(1))
+        for connection in idle {
+            #expect(connection.closesByPeer())
+        }
+    }
+
     @Test("A server no longer referenced stops listening")
     func releasedServerStops() throws {
         var server: HTTPServer? = try startServer { _ in HTTPServerResponse(status: 200) }

@@ -188,16 +188,20 @@ import Testing
     @Test("/healthz lists each feed's last success and error in order, without names or secrets")
     func health() throws {
         let failedAt = Self.modified.addingTimeInterval(600)
-        let status = FeedStatus(lastSuccess: Self.modified, lastError: "Graph answered 503", lastErrorAt: failedAt)
+        let message =
+            "Microsoft Graph failed while reading the calendar 'Family' of ann@contoso.example: HTTP 503 "
+            + "ServiceUnavailable, Try later [request-id 42]."
+        let status = FeedStatus(lastSuccess: Self.modified, lastError: message, lastErrorAt: failedAt)
         let response = Self.router(status: status).respond(to: Self.request("/healthz"))
         #expect(response.status == 200)
         let text = String(decoding: response.body.data, as: UTF8.self)
         #expect(!text.contains("work") && !text.contains("team") && !text.contains(Self.secret))
+        #expect(!text.contains("Family") && !text.contains("ann@") && !text.contains("request-id"))
         let object = try #require(try JSONSerialization.jsonObject(with: response.body.data) as? [String: Any])
         #expect(object["status"] as? String == "degraded")
         let feeds = try #require(object["feeds"] as? [[String: Any]])
         #expect(feeds.count == 2)
-        #expect(feeds[0]["lastError"] as? String == "Graph answered 503")
+        #expect(feeds[0]["lastError"] as? String == "HTTP 503 ServiceUnavailable")
         #expect(feeds[0]["lastErrorAt"] as? String == ISO8601DateFormatter().string(from: failedAt))
         #expect(feeds[1]["lastError"] is NSNull)
         #expect(feeds[1]["lastSuccess"] as? String == ISO8601DateFormatter().string(from: Self.modified))
@@ -205,6 +209,13 @@ import Testing
             try JSONSerialization.jsonObject(with: Self.router().respond(to: Self.request("/healthz")).body.data)
                 as? [String: Any])
         #expect(healthy["status"] as? String == "ok")
+    }
+
+    @Test(
+        "an error without an HTTP status is only 'refresh failed' in /healthz",
+        arguments: ["no calendar named 'Family' (there are: 'Calendar')", "could not connect to graph.microsoft.com"])
+    func healthSummaryHidesTheMessage(message: String) {
+        #expect(FeedRouter.healthSummary(message) == "refresh failed")
     }
 
     @Test("the access log shows the path with the secret as …, the status, bytes and client")

@@ -318,6 +318,22 @@ private enum Rich {
         #expect(events.first?.filter { $0.hasPrefix("EXDATE") } == ["EXDATE;TZID=Europe/Berlin:20261209T110000"])
     }
 
+    @Test("series: an occurrence a filter leaves out while its master stays becomes an EXDATE")
+    func seriesLeftOutOccurrenceIsExdate() throws {
+        var declined = Rich.instance("2026-12-16")
+        declined["responseStatus"] = ["response": "declined"]
+        let pages = [
+            Rich.instance("2026-12-02"), Rich.instance("2026-12-09"), declined, Rich.instance("2026-12-23"),
+            Rich.instance("2026-12-30"),
+        ]
+        let text = try Rich.export(
+            pages, EventSelection(excludeDeclined: true), recurrence: .series, master: Rich.master()
+        ).text
+        let events = Fixtures.events(text)
+        #expect(events.count == 1)
+        #expect(events.first?.filter { $0.hasPrefix("EXDATE") } == ["EXDATE;TZID=Europe/Berlin:20261216T110000"])
+    }
+
     @Test("series at busy: a free series is left out, its one busy exception stays as an event of its own")
     func seriesFreeMasterKeepsBusyException() throws {
         let pages = [
