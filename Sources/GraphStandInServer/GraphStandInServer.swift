@@ -13,16 +13,18 @@ import GraphStandIn
 enum GraphStandInServer {
     static let usage = """
         Usage: graph-standin [--events N] [--series S] [--from YYYY-MM-DD] [--days D] [--latency MS]
-                             [--mailbox-zone NAME] --env-file FILE [--stats FILE]
+                             [--mailbox-zone NAME] [--seed-json FILE] --env-file FILE [--stats FILE]
 
         Serves a Microsoft Graph stand-in on 127.0.0.1 with N events (default 0) spread over D days
         (default 7) from --from (default the Monday of this week, UTC). S of the N (default 0) are
         recurring series edited in Outlook: a daily, every-other-day or weekly pattern in one of six
         zones, each with an occurrence moved and renamed, one renamed and one cancelled; the others
-        are single events in UTC. --env-file receives GRAPH_ICS_GRAPH_URL, GRAPH_ICS_AUTHORITY and
-        GRAPH_ICS_ACCESS_TOKEN lines (a token of this stand-in only) once it is serving. --latency
-        adds MS milliseconds to every HTTP request to Graph (a $batch once), as a distant network
-        would.
+        are single events in UTC. --seed-json adds the events of FILE, Graph JSON as calendarView
+        returns it (a collection, an array or one event), to the default calendar as they are:
+        properties a POST cannot set (responseStatus, isOrganizer) included. --env-file receives
+        GRAPH_ICS_GRAPH_URL, GRAPH_ICS_AUTHORITY and GRAPH_ICS_ACCESS_TOKEN lines (a token of this
+        stand-in only) once it is serving. --latency adds MS milliseconds to every HTTP request to
+        Graph (a $batch once), as a distant network would.
         `graph-ics login` (any GRAPH_ICS_CLIENT_ID) signs in as the seeded user at its second poll.
         --stats FILE receives what the stand-in saw as JSON: HTTP requests (requests; those to
         Graph, a $batch once: graphRequests), Graph operations (parts of a $batch counted one by
@@ -68,6 +70,9 @@ enum GraphStandInServer {
             count: count - series, from: from, to: from.addingTimeInterval(Double(days) * 86_400))
         for index in 0..<series {
             try SeriesSeed(index: index, from: from, days: days).seed(into: standIn)
+        }
+        if let seed = options["--seed-json"] {
+            _ = try standIn.addEvents(fromGraphJSON: Data(contentsOf: URL(fileURLWithPath: seed)))
         }
         standIn.networkLatency = .milliseconds(Int(options["--latency"] ?? "0") ?? 0)
 
