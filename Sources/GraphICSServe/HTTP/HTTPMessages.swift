@@ -93,7 +93,13 @@ public struct HTTPServerRequest: Sendable {
 
     /// The value of the first header field named `name` (compared case-insensitively), or nil.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { Self.sameName($0.name, name) }?.value
+    }
+
+    /// Whether two field names are equal ignoring ASCII case (field names are ASCII tokens).
+    static func sameName(_ one: String, _ other: String) -> Bool {
+        func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        return one.utf8.count == other.utf8.count && zip(one.utf8, other.utf8).allSatisfy { lower($0) == lower($1) }
     }
 }
 

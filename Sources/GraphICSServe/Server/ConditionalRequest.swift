@@ -6,12 +6,22 @@ enum RequestHeaders {
     /// Whether `If-None-Match` (a list of entity tags, or `*`) names `etag`; entity tags are compared
     /// weakly, as §13.1.2 asks for this header (`W/"x"` matches `"x"`).
     static func noneMatch(_ header: String, matches etag: String) -> Bool {
+        // A calendar app revalidating sends back the one ETag it was given: no list to read.
+        if header == etag { return true }
         let wanted = opaque(etag)
         for item in header.split(separator: ",") {
-            let tag = item.trimmingCharacters(in: .whitespaces)
+            let tag = trimmed(item)
             if tag == "*" || opaque(tag) == wanted { return true }
         }
         return false
+    }
+
+    /// `text` without the spaces and tabs around it (RFC 9110's optional whitespace in lists).
+    static func trimmed(_ text: Substring) -> Substring {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return text
     }
 
     private static func opaque(_ tag: some StringProtocol) -> Substring {
@@ -33,7 +43,7 @@ enum RequestHeaders {
         guard let header else { return false }
         var wildcard: Bool?
         for item in header.split(separator: ",") {
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let parts = item.split(separator: ";").map { trimmed($0).lowercased() }
             guard let coding = parts.first else { continue }
             let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             if coding == "gzip" || coding == "x-gzip" { return quality > 0 }

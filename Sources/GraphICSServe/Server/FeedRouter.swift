@@ -39,7 +39,7 @@ public struct FeedRouter: Sendable {
     /// The feed `path` addresses: exactly `/<secret>/<NAME>.ics`. Every feed's secret is compared in
     /// constant time, whatever the name, so that timing tells nothing of names or secrets.
     func feed(at path: String) -> ServedFeed? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map(Substring.init)
         guard parts.count == 3, parts[0].isEmpty, parts[2].hasSuffix(".ics") else { return nil }
         let name = parts[2].dropLast(4)
         var found: ServedFeed?

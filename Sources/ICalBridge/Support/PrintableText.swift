@@ -9,6 +9,8 @@ public enum PrintableText {
     /// control character (C0 but tab, DEL, C1) by U+FFFD. Scalars are compared, not Characters: Swift
     /// counts CRLF as one Character, which neither "\r" nor "\n" equals.
     public static func printable(_ text: String, lineBreaks: String = " ") -> String {
+        // Printable ASCII and tabs, most text by far, is returned as it is without looking at scalars.
+        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }) { return text }
         guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value >= 0x2028 })
         else { return text }
         var result = String.UnicodeScalarView()

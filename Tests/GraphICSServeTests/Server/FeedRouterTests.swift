@@ -221,7 +221,7 @@ import Testing
     @Test("the access log shows the path with the secret as …, the status, bytes and client")
     func accessLog() {
         let request = Self.request(Self.workPath)
-        let line = AccessLog.line(request, Self.router().respond(to: request), milliseconds: 0.25)
+        let line = AccessLog.line(request, Self.router().respond(to: request), milliseconds: 0.24)
         #expect(line == "GET /…/work.ics 200 \(Self.calendar.count) bytes 0.2 ms 127.0.0.1:50000")
         let guess = Self.request("/\(Self.secret.prefix(60))zzzz/work.ics")
         let guessed = AccessLog.line(guess, Self.router().respond(to: guess), milliseconds: 1)
