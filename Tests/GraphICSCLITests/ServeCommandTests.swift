@@ -246,16 +246,21 @@ import Testing
         #expect(serve.waitForExit() == 0)
     }
 
-    @Test func sigtermLetsAResponseUnderWayFinishThenExits0() throws {
-        let fixture = try Fixture()
-        let text = String(repeating: "A long agenda. ", count: 400)
+    /// 400 meetings in the first nine days of December 2026, each with `agenda` as its body: a feed larger
+    /// than the socket buffers, so that a response is still under way when serve is stopped.
+    static func addLongMeetings(to fixture: Fixture, agenda: String) throws {
         for day in 0..<400 {
             try fixture.account.standIn.addEvent([
-                "subject": "Meeting \(day)", "body": ["contentType": "text", "content": text],
+                "subject": "Meeting \(day)", "body": ["contentType": "text", "content": agenda],
                 "start": ["dateTime": "2026-12-0\(1 + day % 9)T10:00:00", "timeZone": "UTC"],
                 "end": ["dateTime": "2026-12-0\(1 + day % 9)T11:00:00", "timeZone": "UTC"],
             ])
         }
+    }
+
+    @Test func sigtermLetsAResponseUnderWayFinishThenExits0() throws {
+        let fixture = try Fixture()
+        try Self.addLongMeetings(to: fixture, agenda: String(repeating: "A long agenda. ", count: 400))
         try fixture.feed(["add", "work", "--detail", "full"])
         let path = try fixture.path(of: "work")
         let serve = try fixture.serve()
@@ -274,14 +279,7 @@ import Testing
 
     @Test func aSecondSigtermWhileAResponseIsStuckEndsServeAtOnce() throws {
         let fixture = try Fixture()
-        let text = String(repeating: "A very long agenda. ", count: 800)
-        for day in 0..<400 {
-            try fixture.account.standIn.addEvent([
-                "subject": "Meeting \(day)", "body": ["contentType": "text", "content": text],
-                "start": ["dateTime": "2026-12-0\(1 + day % 9)T10:00:00", "timeZone": "UTC"],
-                "end": ["dateTime": "2026-12-0\(1 + day % 9)T11:00:00", "timeZone": "UTC"],
-            ])
-        }
+        try Self.addLongMeetings(to: fixture, agenda: String(repeating: "A very long agenda. ", count: 800))
         try fixture.feed(["add", "work", "--detail", "full"])
         let path = try fixture.path(of: "work")
         let serve = try fixture.serve()

@@ -40,26 +40,21 @@ extension TokenStore {
         return try body()
     }
 
-    /// Tries `flock(LOCK_EX | LOCK_NB)` every 20 ms until it succeeds or `timeout` has passed.
+    /// Waits for the lock on `descriptor`, checking every 20 ms.
     private func waitForLock(_ descriptor: Int32, path: String, accountKey key: String, timeout: Duration)
         throws(AuthError)
     {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while true {
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
-            let number = errno
-            guard number == EWOULDBLOCK || number == EINTR else {
-                throw AuthError.posix(.storeFailure, "graph-ics cannot lock", path: path, errno: number)
-            }
-            guard clock.now < deadline else {
-                throw AuthError(
-                    .storeFailure,
-                    "Another graph-ics process has been renewing the sign-in for \(key) for longer than "
-                        + "\(Int(timeout.seconds)) s (lock file \(path)); try again when it has finished."
-                )
-            }
-            if number == EWOULDBLOCK { usleep(20_000) }
+        switch FileLocking.lockExclusively(descriptor, timeout: timeout, interval: .milliseconds(20)) {
+        case .locked:
+            return
+        case .failed(let number):
+            throw AuthError.posix(.storeFailure, "graph-ics cannot lock", path: path, errno: number)
+        case .timedOut:
+            throw AuthError(
+                .storeFailure,
+                "Another graph-ics process has been renewing the sign-in for \(key) for longer than "
+                    + "\(Int(timeout.seconds)) s (lock file \(path)); try again when it has finished."
+            )
         }
     }
 }

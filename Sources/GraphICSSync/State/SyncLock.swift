@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 /// The exclusive lock that keeps two syncs of one folder from running at once.
 ///
@@ -60,26 +61,19 @@ public final class SyncLock {
         descriptor = -1
     }
 
-    /// Tries `flock(LOCK_EX | LOCK_NB)` every 50 ms until it succeeds or `timeout` has passed.
+    /// Waits for the lock, checking every 50 ms.
     private func wait(timeout: Duration, folder: String) throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while true {
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
-            let number = errno
-            guard number == EWOULDBLOCK || number == EINTR else {
-                throw SyncStoreError.posix(.io, "graph-ics cannot lock", path: path, errno: number)
-            }
-            guard clock.now < deadline else {
-                throw SyncStoreError(
-                    .locked,
-                    "another graph-ics sync (\(holderDescription())) is working on \(folder); "
-                        + "try again when it has finished",
-                    path: path)
-            }
-            if number == EWOULDBLOCK {
-                usleep(50_000)
-            }
+        switch FileLocking.lockExclusively(descriptor, timeout: timeout, interval: .milliseconds(50)) {
+        case .locked:
+            return
+        case .failed(let number):
+            throw SyncStoreError.posix(.io, "graph-ics cannot lock", path: path, errno: number)
+        case .timedOut:
+            throw SyncStoreError(
+                .locked,
+                "another graph-ics sync (\(holderDescription())) is working on \(folder); "
+                    + "try again when it has finished",
+                path: path)
         }
     }
 
