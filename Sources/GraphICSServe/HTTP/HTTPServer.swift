@@ -27,8 +27,8 @@ public final class HTTPServer: Sendable {
     /// The port the server listens on (the free port chosen when the configuration asked for 0).
     public var port: UInt16 { daemon.port }
 
-    /// Stops accepting connections, lets the responses in flight finish (up to the connection timeout),
-    /// then closes every connection. Returns once the server is closed; calling it again does nothing.
+    /// Lets the responses in flight finish (up to the connection timeout; anything answered meanwhile
+    /// closes its connection), then stops listening and closes every connection. Returns once the server is closed; calling it again does nothing.
     public func stop() {
         daemon.stop()
     }

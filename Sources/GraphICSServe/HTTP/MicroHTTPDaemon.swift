@@ -7,7 +7,7 @@ import Synchronization
 /// Owns the daemon from `MHD_start_daemon` (through `gics_mhd_start`, every option in one
 /// `MHD_OPTION_ARRAY`) until `MHD_stop_daemon` in `stop()` or `deinit`. The daemon runs its own threads:
 /// `MHD_USE_EPOLL_INTERNAL_THREAD` with `MHD_OPTION_THREAD_POOL_SIZE` (epoll, so connections are not capped
-/// at `FD_SETSIZE`), `MHD_USE_ITC` so that `MHD_quiesce_daemon` can stop the listening. The callbacks are
+/// at `FD_SETSIZE`), `MHD_USE_ITC` so that `MHD_stop_daemon` wakes the workers at once. The callbacks are
 /// plain functions that find the `MicroHTTPDContext` through the context pointer.
 ///
 /// Sendable by hand: after `init` only `stop()` changes anything, under `state`'s lock.
@@ -47,24 +47,25 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         stop()
     }
 
-    /// `MHD_quiesce_daemon` (no new connections), waits until no request is in flight (at most the
-    /// connection timeout; responses sent meanwhile close their connection), then `MHD_stop_daemon`.
+    /// Lets the requests in flight finish (at most the connection timeout; every response sent meanwhile,
+    /// also to a client that connects now, closes its connection), then `MHD_stop_daemon`, which stops
+    /// listening and closes every connection.
+    ///
+    /// `MHD_quiesce_daemon` is not used: with a thread pool in epoll mode, libmicrohttpd 0.9.75 takes the
+    /// listen socket out of each worker's epoll set from the calling thread while the worker may be doing
+    /// the same after seeing the quiesce flag, and the loser aborts the process ("Failed to remove listen
+    /// FD from epoll set", seen in a sanitizer run of the HTTP tests).
     func stop() {
         state.withLock { daemon in
             guard let running = daemon else { return }
             daemon = nil
             context.closing.store(true, ordering: .relaxed)
-            let listenSocket = MHD_quiesce_daemon(running)
             let deadline = ContinuousClock.now + drainLimit
             while context.inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
                 usleep(2_000)
             }
             MHD_stop_daemon(running)
             context.deadlines.stop()
-            // After a quiesce the listen socket is the caller's to close, once the daemon has stopped.
-            if listenSocket >= 0 {
-                close(listenSocket)
-            }
         }
     }
 
