@@ -165,7 +165,10 @@ struct ServeCommand: Command {
         http.stop()
         service.stop()
         terminal.err("graph-ics serve: stopped")
-        return .ok
+        // Everything is written and every connection closed; a refresh thread may still be inside a Graph
+        // request until its time limit. _exit ends the process without running exit's clean-up (static
+        // destructors, a sanitizer build's leak check) under that thread.
+        _exit(ExitStatus.ok.rawValue)
     }
 
     /// Stores the base URL for `feed list` (when it changed), then watches feeds.json from that version on.

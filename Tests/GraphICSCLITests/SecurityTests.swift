@@ -96,7 +96,9 @@ import Testing
         #expect(try Set(FileManager.default.contentsOfDirectory(atPath: config.path)) == [name, name + ".lock"])
         let lock = config.appendingPathComponent(name + ".lock").path
         #expect(Self.mode(lock) == 0o600)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: lock)).isEmpty)
+        // Its size from stat: Foundation's read of an empty file keeps a 4 KB buffer LeakSanitizer reports.
+        let lockSize = try FileManager.default.attributesOfItem(atPath: lock)[.size] as? Int
+        #expect(lockSize == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: after) as? [String: Any])
         #expect(object.count > 2, "the new file is not a whole account")
     }

@@ -5,9 +5,11 @@ import Testing
 @testable import GraphICSServe
 
 @Suite struct GzipTests {
-    private static let calendar = Data(
-        (0..<2000).map { "BEGIN:VEVENT\r\nUID:event-\($0)@example.com\r\nSUMMARY:Meeting \($0)\r\nEND:VEVENT\r\n" }
-            .joined().utf8)
+    private static var calendar: Data {
+        Data(
+            (0..<2000).map { "BEGIN:VEVENT\r\nUID:event-\($0)@example.com\r\nSUMMARY:Meeting \($0)\r\nEND:VEVENT\r\n" }
+                .joined().utf8)
+    }
 
     @Test("compress writes a gzip stream that decompress reads back byte for byte, smaller than the input")
     func roundTrip() throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// The limits of `HTTPServerConfiguration`: what one client can hold does not stop others from being served.
 @Suite struct HTTPServerLimitsTests {
-    private static let ok = HTTPBody(Data("ok\n".utf8))
+    private static var ok: HTTPBody { HTTPBody(Data("ok\n".utf8)) }
 
     private static func answer(_ request: HTTPServerRequest) -> HTTPServerResponse {
         HTTPServerResponse(status: 200, body: ok)

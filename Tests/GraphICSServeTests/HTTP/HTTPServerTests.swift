@@ -25,7 +25,7 @@ func curlGet(_ server: HTTPServer, _ path: String, headers: [(name: String, valu
 }
 
 @Suite struct HTTPServerTests {
-    private static let hello = HTTPBody(Data("hello, calendar\n".utf8))
+    private static var hello: HTTPBody { HTTPBody(Data("hello, calendar\n".utf8)) }
 
     /// `/feed.ics` is a body, anything else 404.
     private static func routing(_ request: HTTPServerRequest) -> HTTPServerResponse {

@@ -7,7 +7,7 @@ import Testing
     static let secret = String(repeating: "ab", count: 32)
     static let otherSecret = String(repeating: "cd", count: 32)
     static let modified = Date(timeIntervalSince1970: 1_790_000_000)
-    static let calendar = Data("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:test\r\nEND:VCALENDAR\r\n".utf8)
+    static var calendar: Data { Data("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:test\r\nEND:VCALENDAR\r\n".utf8) }
 
     static func rendered(_ body: Data = calendar, etag: String = "\"e1\"") -> RenderedFeed {
         RenderedFeed(body: body, etag: etag, lastModified: modified, eventCount: 0)
