@@ -7,8 +7,8 @@ struct AddCommand: Command {
     static let name = "add"
     static let abstract = "Create one event (attendees given are invited)."
     static let synopsis = [
-        "--subject S --start T (--end T | --duration D) [--attendees 'a@x;b@y'] [--body TEXT]",
-        "[--location L] [--all-day] [--tz IANA] [--calendar NAME|ID] [--user UPN]",
+        "--subject S --start T (--end T | --duration D) [--attendees 'a@x;b@y']",
+        "[--body TEXT] [--location L] [--all-day] [--tz IANA] [--calendar NAME|ID] [--user UPN]",
     ]
     static let discussion = """
         Creates one event and prints its id (and its Outlook web link, when Graph gives one) on
@@ -20,10 +20,10 @@ struct AddCommand: Command {
         (the next one, today included), +3d or -1w, or YYYY-MM-DD; a relative --end counts from the
         start's day. --duration gives the length instead of --end: 30m, 1h, 1h30m, 2d or minutes
         alone (90). Wall-clock times are in --tz or else the mailbox's time zone. A time that does
-        not exist there (clocks go forward) is moved forward
-        by the gap, a time that occurs twice (clocks go back) is taken at its first occurrence;
-        graph-ics warns in both cases. A start moved forward keeps the length asked for: the end
-        moves with it (a note says so), so the event never shrinks to nothing.
+        not exist there (clocks go forward) is moved forward by the gap, a time that occurs twice
+        (clocks go back) is taken at its first occurrence; graph-ics warns in both cases. A start
+        moved forward keeps the length asked for: the end moves with it (a note says so), so the
+        event never shrinks to nothing.
 
         With --all-day, --start and --end are days and --end is exclusive, the day after the last
         one: a one-day event on 1 December is --start 2026-12-01 --end 2026-12-02 (or --end +1d, or

@@ -243,10 +243,11 @@ struct TimeOfDay: Equatable {
             half = clock.hasSuffix("pm") ? 12 : 0
             clock = clock.dropLast(2)
         }
-        let parts = clock.split(separator: ":", omittingEmptySubsequences: false).compactMap { Self.number($0) }
+        let fields = clock.split(separator: ":", omittingEmptySubsequences: false)
+        let parts = fields.compactMap { Self.number($0) }
         // Hours of one or two digits, minutes and seconds of two; an hour alone only with am or pm.
-        guard parts.count == clock.split(separator: ":", omittingEmptySubsequences: false).count,
-            (1...3).contains(parts.count), parts.count > 1 || half != nil, parts.dropFirst().allSatisfy({ $0.count == 2 })
+        guard parts.count == fields.count, (1...3).contains(parts.count), parts.count > 1 || half != nil,
+            parts.dropFirst().allSatisfy({ $0.count == 2 })
         else { return nil }
         hour = parts[0].value
         minute = parts.count > 1 ? parts[1].value : 0
