@@ -8,7 +8,8 @@ struct AddCommand: Command {
     static let abstract = "Create one event (attendees given are invited)."
     static let synopsis = [
         "--subject S --start T (--end T | --duration D) [--attendees 'a@x;b@y']",
-        "[--body TEXT] [--location L] [--all-day] [--tz IANA] [--calendar NAME|ID] [--user UPN]",
+        "[--body TEXT] [--location L] [--all-day] [--tz IANA] [--calendar NAME|ID]",
+        "[--user UPN]",
     ]
     static let discussion = """
         Creates one event and prints its id (and its Outlook web link, when Graph gives one) on
