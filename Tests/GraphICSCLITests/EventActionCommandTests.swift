@@ -254,3 +254,66 @@ import Testing
         #expect(account.standIn.operations.filter { $0.method == "POST" }.isEmpty)
     }
 }
+
+/// `delete --search` asking on a terminal: standard input is a pseudo-terminal that types the answer.
+@Suite struct DeleteConfirmationTests {
+    /// `TIOCSPTLCK` and `TIOCGPTN` (Linux, asm-generic/ioctls.h).
+    static let setLock: UInt = 0x4004_5431
+    static let getNumber: UInt = 0x8004_5430
+
+    /// Runs the built graph-ics with standard input on a pseudo-terminal into which `typed` is written;
+    /// standard output and error are pipes.
+    static func runOnTerminal(_ account: StandInAccount, _ arguments: [String], typed: String) throws -> ProcessResult {
+        let binary = try #require(GraphICSBinary.url)
+        // /dev/ptmx by hand: glibc's posix_openpt, grantpt and ptsname are not visible to Swift.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        try #require(master >= 0)
+        defer { close(master) }
+        var unlock: CInt = 0
+        var number: CInt = 0
+        try #require(ioctl(master, Self.setLock, &unlock) == 0 && ioctl(master, Self.getNumber, &number) == 0)
+        let slaveName = "/dev/pts/\(number)"
+        let slave = try #require(FileHandle(forUpdatingAtPath: slaveName))
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GRAPH_ICS_") }
+        environment["NO_COLOR"] = "1"
+        environment.merge(try account.tokenEnvironment()) { _, new in new }
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = slave
+        process.standardOutput = output
+        process.standardError = errors
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        try slave.close()
+        _ = typed.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, $0.count - 1) }
+        if exited.wait(timeout: .now() + defaultTimeout) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            throw ProcessTimedOut(arguments: arguments, seconds: defaultTimeout)
+        }
+        return ProcessResult(
+            status: process.terminationStatus, stdout: output.fileHandleForReading.readDataToEndOfFile(),
+            stderr: errors.fileHandleForReading.readDataToEndOfFile())
+    }
+
+    @Test("on a terminal, delete --search asks and deletes on 'y', and deletes nothing on anything else")
+    func asks() throws {
+        let account = try EventActionCommandTests.account()
+        let standIn = account.standIn
+        let id = try EventActionCommandTests.seed(standIn, subject: "Dentist")
+        let search = ["delete", "--search", "dentist", "--from", "2026-12-01", "--days", "7"]
+        let declined = try Self.runOnTerminal(account, search, typed: "n\n")
+        #expect(declined.status == 64, "stderr: \(declined.err)")
+        #expect(declined.err.contains("Delete this event? [y/N] note: nothing deleted"), "stderr: \(declined.err)")
+        #expect(standIn.event(id: id) != nil)
+
+        let accepted = try Self.runOnTerminal(account, search, typed: "y\n")
+        #expect(accepted.status == 0, "stderr: \(accepted.err)")
+        #expect(accepted.out == id + "\n")
+        #expect(standIn.event(id: id) == nil)
+    }
+}
