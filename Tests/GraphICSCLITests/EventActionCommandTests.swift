@@ -196,6 +196,48 @@ import Testing
         #expect(account.standIn.operations.filter { $0.method != "GET" }.isEmpty)
     }
 
+    @Test("edit of a meeting one was invited to changes one's copy, says so, and mails nobody")
+    func editAsAttendee() throws {
+        let account = try Self.account()
+        let id = try Self.seed(account.standIn, subject: "All hands", organizer: Self.ann)
+        let result = try account.run(["edit", id, "--location", "Room 4"], environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(
+            result.err.contains(
+                "you are an attendee of 'All hands' (Tuesday 1 December 2026 10:00): this changes your copy only"),
+            "stderr: \(result.err)")
+        #expect((account.standIn.event(id: id)?["location"] as? [String: Any])?["displayName"] as? String == "Room 4")
+        #expect(account.standIn.sentUpdates.isEmpty)
+    }
+
+    @Test("edit of an all-day event takes days: a new --start keeps its length, --end +2d counts from the start")
+    func editAllDay() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let id = try standIn.addEvent([
+            "subject": "Holiday", "isAllDay": true,
+            "start": ["dateTime": "2026-12-24T00:00:00", "timeZone": "W. Europe Standard Time"],
+            "end": ["dateTime": "2026-12-27T00:00:00", "timeZone": "W. Europe Standard Time"],
+        ])
+        let moved = try account.run(["edit", id, "--start", "2026-12-28"], environment: account.tokenEnvironment())
+        #expect(moved.status == 0, "stderr: \(moved.err)")
+        let patch = try #require(standIn.operations.last { $0.method == "PATCH" }?.jsonBody as? [String: Any])
+        #expect((patch["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-28T00:00:00")
+        #expect((patch["end"] as? [String: Any])?["dateTime"] as? String == "2026-12-31T00:00:00")
+        let shorter = try account.run(["edit", id, "--end", "+2d"], environment: account.tokenEnvironment())
+        #expect(shorter.status == 0, "stderr: \(shorter.err)")
+        let stored = try #require(standIn.event(id: id))
+        #expect((stored["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-28T00:00:00.0000000")
+        #expect((stored["end"] as? [String: Any])?["dateTime"] as? String == "2026-12-30T00:00:00.0000000")
+        let timed = try account.run(["edit", id, "--start", "10:00"], environment: account.tokenEnvironment())
+        #expect(timed.status == 64, "stderr: \(timed.err)")
+        #expect(timed.errLines.first == "error: --start '10:00' is not a day: give \(Self.dayForms)")
+    }
+
+    static let dayForms =
+        "today, tomorrow, yesterday, mon … sun (the next one, today included), +3d or -1w (days or weeks from "
+        + "today), or YYYY-MM-DD"
+
     // MARK: respond
 
     @Test("respond accept says the organizer will be mailed, then answers with sendResponse true")
