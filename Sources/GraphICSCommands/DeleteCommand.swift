@@ -30,9 +30,9 @@ struct DeleteCommand: Command {
           graph-ics delete --search 'Dentist' --from today --to +30d
           graph-ics delete --search 'Sprint review' --week next --as-meeting --yes
 
-        Exit status: 0 every event deleted, 1 some were not (each is named), 64 usage, 66 no such
-        event (every id unknown) or nothing matched --search, 69 Graph unavailable, 77 not signed in
-        or no permission.
+        Exit status: 0 every event deleted (or the answer was no), 1 some were not (each is named),
+        64 usage (--search off a terminal without --yes too), 66 no such event (every id unknown) or
+        nothing matched --search, 69 Graph unavailable, 77 not signed in or no permission.
         """
     static let operands: ValueCompletion? = .anything
 
@@ -93,7 +93,7 @@ struct DeleteCommand: Command {
             guard let found = try Self.search(text, range, calendar, session, zone, terminal) else {
                 return .inputMissing
             }
-            guard try confirm(found.count, terminal) else { return .usage }
+            if let stop = stop(before: found.count, terminal) { return stop }
             ids = found.compactMap(\.id)
         }
         var tally = ActionTally()
@@ -176,20 +176,21 @@ struct DeleteCommand: Command {
         return "\(when)  \(entry.subject)  (\(entry.id ?? ""))"
     }
 
-    /// Whether to go ahead with `count` deletions: `--yes`, else the answer on a terminal; elsewhere no.
-    func confirm(_ count: Int, _ terminal: Terminal) throws -> Bool {
-        if yes { return true }
+    /// Nil to go ahead with `count` deletions (`--yes`, or `y` on a terminal); else the exit status: 64
+    /// when there is no terminal to ask on and no `--yes`, 0 when the answer was no.
+    func stop(before count: Int, _ terminal: Terminal) -> ExitStatus? {
+        if yes { return nil }
         let what = count == 1 ? "this event" : "these \(count) events"
         guard terminal.stdinIsTerminal else {
             terminal.error("not deleting \(what) without --yes (standard input is not a terminal to ask on)")
-            return false
+            return .usage
         }
         let answer = terminal.answer(to: "Delete \(what)? [y/N] ")
         guard answer == "y" || answer == "yes" else {
             terminal.note("nothing deleted")
-            return false
+            return .ok
         }
-        return true
+        return nil
     }
 }
 

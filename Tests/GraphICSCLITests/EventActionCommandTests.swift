@@ -342,14 +342,15 @@ import Testing
             stderr: errors.fileHandleForReading.readDataToEndOfFile())
     }
 
-    @Test("on a terminal, delete --search asks and deletes on 'y', and deletes nothing on anything else")
+    @Test("on a terminal, delete --search asks and deletes on 'y'; anything else deletes nothing (exit 0)")
     func asks() throws {
         let account = try EventActionCommandTests.account()
         let standIn = account.standIn
         let id = try EventActionCommandTests.seed(standIn, subject: "Dentist")
         let search = ["delete", "--search", "dentist", "--from", "2026-12-01", "--days", "7"]
         let declined = try Self.runOnTerminal(account, search, typed: "n\n")
-        #expect(declined.status == 64, "stderr: \(declined.err)")
+        #expect(declined.status == 0, "stderr: \(declined.err)")
+        #expect(declined.stdout.isEmpty)
         #expect(declined.err.contains("Delete this event? [y/N] note: nothing deleted"), "stderr: \(declined.err)")
         #expect(standIn.event(id: id) != nil)
 
