@@ -7,21 +7,28 @@ struct AddCommand: Command {
     static let name = "add"
     static let abstract = "Create one event (attendees given are invited)."
     static let synopsis = [
-        "--subject S --start T --end T [--attendees 'a@x;b@y'] [--body TEXT]",
-        "[--location L] [--all-day] [--tz IANA] [--calendar NAME|ID] [--user UPN]",
+        "--subject S --start T (--end T | --duration D) [--attendees 'a@x;b@y']",
+        "[--body TEXT] [--location L] [--all-day] [--tz IANA] [--calendar NAME|ID]",
+        "[--user UPN]",
     ]
     static let discussion = """
         Creates one event and prints its id (and its Outlook web link, when Graph gives one) on
         standard output.
 
-        Times are YYYY-MM-DDTHH:MM (or 'YYYY-MM-DD HH:MM'), wall-clock time in --tz or else the
-        mailbox's time zone. A time that does not exist there (clocks go forward) is moved forward
-        by the gap, a time that occurs twice (clocks go back) is taken at its first occurrence;
-        graph-ics warns in both cases. A start moved forward keeps the length asked for: the end
-        moves with it (a note says so), so the event never shrinks to nothing.
+        Times are a day and a time ('tomorrow 10:00', 'mon 9:30', '+2d 14:00', '2026-12-01 09:30',
+        'fri 2:30pm'), a time alone (today; for --end, the start's day), or ISO 8601 with an offset
+        (2026-12-01T09:00+01:00, 2026-12-01T08:00Z). Days are today, tomorrow, yesterday, mon … sun
+        (the next one, today included), +3d or -1w, or YYYY-MM-DD; a relative --end counts from the
+        start's day. --duration gives the length instead of --end: 30m, 1h, 1h30m, 2d or minutes
+        alone (90). Wall-clock times are in --tz or else the mailbox's time zone. A time that does
+        not exist there (clocks go forward) is moved forward by the gap, a time that occurs twice
+        (clocks go back) is taken at its first occurrence; graph-ics warns in both cases. A start
+        moved forward keeps the length asked for: the end moves with it (a note says so), so the
+        event never shrinks to nothing.
 
-        With --all-day, --start and --end are dates (YYYY-MM-DD) and --end is exclusive, the day
-        after the last one: a one-day event on 1 December is --start 2026-12-01 --end 2026-12-02.
+        With --all-day, --start and --end are days and --end is exclusive, the day after the last
+        one: a one-day event on 1 December is --start 2026-12-01 --end 2026-12-02 (or --end +1d, or
+        --duration 1d).
 
         Attendees are invited: Microsoft Graph mails each of them an invitation as soon as the event
         is created (graph-ics says so on standard error before it sends). Leave --attendees out for
@@ -32,6 +39,8 @@ struct AddCommand: Command {
     static let epilogue = """
         Examples:
           graph-ics add --subject 'Dentist' --start '2026-12-01 09:30' --end '2026-12-01 10:15'
+          graph-ics add --subject 'Call Bo' --start 'tomorrow 10:00' --duration 30m
+          graph-ics add --subject 'Stand-up' --start 'mon 9:30' --end 9:45
           graph-ics add --subject 'Holiday' --all-day --start 2026-12-24 --end 2026-12-27
           id=$(graph-ics add --subject Review --start 2026-12-02T14:00 --end 2026-12-02T15:00 \\
                  --attendees 'ann@contoso.com;Bo Li <bo@contoso.com>' | head -n 1)
@@ -43,9 +52,17 @@ struct AddCommand: Command {
 
     struct Options: OptionGroup {
         let subject = Option("--subject", value: "S", help: "The title.")
-        let start = Option("--start", value: "T", help: "Start: YYYY-MM-DDTHH:MM, or YYYY-MM-DD with --all-day.")
+        let start = Option(
+            "--start", value: "T",
+            help:
+                "Start: 'tomorrow 10:00', 'mon 9:30', '2026-12-01 09:30', 2026-12-01T09:00+01:00; a day with --all-day."
+        )
         let end = Option(
-            "--end", value: "T", help: "End: YYYY-MM-DDTHH:MM, or with --all-day the day after the last day.")
+            "--end", value: "T",
+            help: "End, as --start takes it (a time alone is on the start's day); with --all-day the day after the "
+                + "last day.")
+        let duration = Option(
+            "--duration", value: "D", help: "Length instead of --end: 30m, 1h, 1h30m, 2d, or minutes alone (90).")
         let allDay = Flag("--all-day", help: "An all-day event.")
         let attendees = Option(
             "--attendees", value: "LIST",
@@ -61,8 +78,7 @@ struct AddCommand: Command {
     }
 
     var subject: String
-    var startText: String
-    var endText: String
+    var times: TypedSpan
     var allDay: Bool
     var attendees: [EventDraft.Attendee]
     var body: String?
@@ -70,9 +86,6 @@ struct AddCommand: Command {
     var zone: ResolvedZone?
     var calendar: String?
     var connection: ConnectionOptions
-    /// The times as typed, already checked: dates for all-day events, wall-clock times otherwise.
-    var start: CivilDateTime
-    var end: CivilDateTime
 
     init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else {
@@ -83,40 +96,11 @@ struct AddCommand: Command {
         guard let subject = try parsed[\.subject], !subject.trimmingCharacters(in: .whitespaces).isEmpty
         else { throw UsageError("--subject is required") }
         self.subject = subject
-        guard let startText = try parsed[\.start] else { throw UsageError("--start is required") }
-        guard let endText = try parsed[\.end] else {
-            throw UsageError(
-                allDay
-                    ? "--end is required (the day after the last one: --start 2026-12-01 --end 2026-12-02 is one day)"
-                    : "--end is required")
-        }
-        self.startText = startText
-        self.endText = endText
-        if allDay {
-            guard let start = EventDraft.date(startText) else {
-                throw UsageError("--start '\(startText)' is not a date (YYYY-MM-DD; --all-day takes dates)")
-            }
-            guard let end = EventDraft.date(endText) else {
-                throw UsageError("--end '\(endText)' is not a date (YYYY-MM-DD; --all-day takes dates)")
-            }
-            guard start < end else {
-                throw UsageError(
-                    "--end \(endText) must come after --start \(startText): with --all-day --end is the day after "
-                        + "the last one (--end \(start.adding(days: 1).dateString) for one day)")
-            }
-            self.start = start
-            self.end = end
-        } else {
-            guard let start = EventDraft.localTime(startText) else {
-                throw UsageError(Self.notATime("--start", startText))
-            }
-            guard let end = EventDraft.localTime(endText) else { throw UsageError(Self.notATime("--end", endText)) }
-            guard !(end < start) else {
-                throw UsageError("--end \(endText) is before --start \(startText)")
-            }
-            self.start = start
-            self.end = end
-        }
+        zone = try parsed[\.zone]
+        times = try TypedSpan(
+            start: parsed[\.start], end: parsed[\.end], duration: parsed[\.duration], allDay: allDay)
+        // Every form is checked now, before anything is sent; the zone only moves days, never validity.
+        _ = try times.when(TypedTime(zone: zone ?? .utc), terminal: nil)
         let attendeeList = try parsed[\.attendees] ?? ""
         do throws(AttendeeListError) {
             attendees = try EventDraft.attendees(attendeeList)
@@ -126,37 +110,12 @@ struct AddCommand: Command {
         body = try parsed[\.body]
         location = try parsed[\.location].flatMap { $0.isEmpty ? nil : $0 }
         calendar = try parsed[\.calendar]
-        zone = try parsed[\.zone]
-    }
-
-    static func notATime(_ option: String, _ text: String) -> String {
-        if EventDraft.date(text) != nil {
-            return "\(option) '\(text)' is a date without a time: give YYYY-MM-DDTHH:MM, or add --all-day"
-        }
-        return "\(option) '\(text)' is not a date and time (YYYY-MM-DDTHH:MM or 'YYYY-MM-DD HH:MM')"
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let session = try Session.open(connection, need: .write, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
-        let when: EventDraft.When
-        if allDay {
-            when = .allDay(first: start, end: end)
-        } else {
-            let startPlacement = EventDraft.place(start, in: zone)
-            let startInstant = Self.instant(startPlacement, typed: startText, option: "--start", in: zone, terminal)
-            var endInstant = Self.instant(
-                EventDraft.place(end, in: zone), typed: endText, option: "--end", in: zone, terminal)
-            if case .skipped = startPlacement {
-                endInstant = Self.keepingLength(
-                    start: startInstant, end: endInstant, asked: (start, end), zone, terminal)
-            }
-            guard startInstant <= endInstant else {
-                throw UsageError(
-                    "--end \(endText) is before --start \(startText) in \(zone.name) (clocks change in between)")
-            }
-            when = .timed(start: startInstant, end: endInstant)
-        }
+        let when = try times.when(TypedTime(zone: zone), terminal: terminal)
         let draft = EventDraft(
             subject: subject, when: when, zone: zone, attendees: attendees, body: body, location: location)
         let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
@@ -172,54 +131,6 @@ struct AddCommand: Command {
         terminal.out(output)
         terminal.note("created '\(subject)', \(Self.summary(when, zone: zone))")
         return .ok
-    }
-
-    /// The end of an event whose start fell in a gap and was moved forward: the start plus the length the
-    /// typed times ask for (`--start 02:30 --end 03:30` is an hour, not the nothing between 03:30 and 03:30),
-    /// with a note when that moves the end.
-    static func keepingLength(
-        start: Int64, end: Int64, asked: (start: CivilDateTime, end: CivilDateTime), _ zone: ResolvedZone,
-        _ terminal: Terminal
-    ) -> Int64 {
-        let length = asked.end.secondsSinceEpoch - asked.start.secondsSinceEpoch
-        let kept = start + length
-        guard kept != end else { return end }
-        terminal.note(
-            "the start moved forward, so the end moves too and the event keeps the \(duration(length)) asked for: "
-                + "ends \(AgendaText.time(zone.localTime(at: kept))) \(AgendaText.offset(zone.utcOffset(at: kept)))")
-        return kept
-    }
-
-    /// `1 h`, `1 h 30 min`, `45 min`.
-    static func duration(_ seconds: Int64) -> String {
-        let minutes = seconds / 60
-        switch (minutes / 60, minutes % 60) {
-        case (0, let rest): return "\(rest) min"
-        case (let hours, 0): return "\(hours) h"
-        case (let hours, let rest): return "\(hours) h \(rest) min"
-        }
-    }
-
-    /// The instant of a typed wall-clock time, with a warning when it falls in a gap or a fold.
-    static func instant(
-        _ placement: EventDraft.Placement, typed: String, option: String, in zone: ResolvedZone, _ terminal: Terminal
-    ) -> Int64 {
-        switch placement {
-        case .exact(let instant):
-            return instant
-        case .skipped(let instant):
-            let moved = zone.localTime(at: instant)
-            terminal.warning(
-                "\(option) \(typed) does not exist in \(zone.name) (the clocks go forward then); using "
-                    + "\(AgendaText.time(moved)) \(AgendaText.offset(zone.utcOffset(at: instant)))")
-            return instant
-        case .repeated(let first, let second):
-            terminal.warning(
-                "\(option) \(typed) occurs twice in \(zone.name) (the clocks go back then); using the first, "
-                    + "\(AgendaText.offset(zone.utcOffset(at: first))) (not \(AgendaText.offset(zone.utcOffset(at: second)))"
-                    + ")")
-            return first
-        }
     }
 
     /// `Tuesday 1 December 2026 09:30–10:15 (Europe/Berlin)` or `all day, 24–26 December 2026`.

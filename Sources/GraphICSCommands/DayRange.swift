@@ -39,28 +39,21 @@ struct DayRange: Equatable {
     }
 }
 
-/// How a command was told which days to show: `--week this|next|last|YYYY-Www`, or `--from DATE --to DATE`
-/// (the end exclusive). Neither means this week.
+/// How a command was told which days to show: `--week WEEK`, `--from DAY --to DAY` (the end exclusive; a
+/// relative `--to +7d` counts from `--from`), or `--days N` (from `--from`, else today). Neither means this
+/// week. Every day and week is read by ``TypedTime``.
 enum RangeOption: Equatable {
     case week(String)
     case dates(from: String, to: String)
+    /// `count` days from `from` (today when nil).
+    case days(from: String?, count: Int)
 
-    /// The days in `zone`, with `now` deciding what this week is.
+    /// The days in `zone`, with `now` deciding what today and this week are.
     func resolve(in zone: ResolvedZone, now: Date = Date()) throws(UsageError) -> DayRange {
+        let typed = TypedTime(now: now, zone: zone)
         switch self {
         case .week(let text):
-            let today = zone.localTime(at: Int64(now.timeIntervalSince1970.rounded(.down))).date
-            let monday: CivilDateTime
-            switch text.lowercased() {
-            case "this": monday = today.adding(days: 1 - today.isoWeekday)
-            case "next": monday = today.adding(days: 8 - today.isoWeekday)
-            case "last": monday = today.adding(days: -6 - today.isoWeekday)
-            default:
-                guard let start = Self.isoWeekStart(text) else {
-                    throw UsageError("--week '\(text)' is not this, next, last or an ISO week such as 2026-W49")
-                }
-                monday = start
-            }
+            let monday = try typed.week(text, option: "--week")
             guard monday >= Self.earliest, monday.adding(days: 7) <= Self.latest else {
                 throw UsageError(
                     "--week '\(text)' is outside the weeks Graph can answer for (\(Self.earliest.dateString) to "
@@ -68,20 +61,34 @@ enum RangeOption: Equatable {
             }
             return DayRange(first: monday, end: monday.adding(days: 7), zone: zone)
         case .dates(let from, let to):
-            guard let first = Self.date(from) else { throw UsageError("--from '\(from)' is not a date (YYYY-MM-DD)") }
-            guard let end = Self.date(to) else { throw UsageError("--to '\(to)' is not a date (YYYY-MM-DD)") }
-            guard first >= Self.earliest else {
-                throw UsageError(
-                    "--from \(from) is before \(Self.earliest.dateString), the earliest day Graph can answer for")
-            }
-            guard end <= Self.latest else {
-                throw UsageError("--to \(to) is after \(Self.latest.dateString), the latest --to Graph can answer for")
-            }
-            guard first < end else {
-                throw UsageError("--to \(to) must come after --from \(from) (--to is the day after the last one)")
-            }
-            return DayRange(first: first, end: end, zone: zone)
+            let first = try typed.day(from, option: "--from")
+            let end = try typed.day(to, option: "--to", relativeTo: first)
+            return try Self.checked(first: first, end: end, from: from, to: to, zone: zone)
+        case .days(let from, let count):
+            let first =
+                try from.map { (text) throws(UsageError) in try typed.day(text, option: "--from") } ?? typed.today
+            return try Self.checked(
+                first: first, end: first.adding(days: count), from: from ?? "today", to: "+\(count)d", zone: zone)
         }
+    }
+
+    /// The range from `first` to `end`, when Graph can answer for it and it holds a day.
+    static func checked(
+        first: CivilDateTime, end: CivilDateTime, from: String, to: String, zone: ResolvedZone
+    ) throws(UsageError) -> DayRange {
+        guard first >= Self.earliest else {
+            throw UsageError(
+                "--from \(from) is before \(Self.earliest.dateString), the earliest day Graph can answer for")
+        }
+        guard end <= Self.latest else {
+            throw UsageError("--to \(to) is after \(Self.latest.dateString), the latest --to Graph can answer for")
+        }
+        guard first < end else {
+            throw UsageError(
+                "--to \(to) (\(end.dateString)) must come after --from \(from) (\(first.dateString)); --to is the "
+                    + "day after the last one")
+        }
+        return DayRange(first: first, end: end, zone: zone)
     }
 
     /// The first day a range may start. Exchange keeps times as Windows FILETIMEs, which begin on
@@ -91,29 +98,4 @@ enum RangeOption: Equatable {
     /// The latest `--to` (exclusive): .NET's dates, which Exchange uses, end with 9999-12-31; midnight of
     /// that day in any zone is still before its end.
     static let latest = CivilDateTime(year: 9999, month: 12, day: 31)
-
-    /// `YYYY-MM-DD`.
-    static func date(_ text: String) -> CivilDateTime? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
-        else { return nil }
-        let date = CivilDateTime(year: year, month: month, day: day)
-        return date.isValid ? date : nil
-    }
-
-    /// The Monday of ISO week `YYYY-Www` (week 1 holds the year's first Thursday).
-    static func isoWeekStart(_ text: String) -> CivilDateTime? {
-        let upper = text.uppercased()
-        let parts = upper.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 4, let year = Int(parts[0]), parts[1].hasPrefix("W"),
-            parts[1].count == 3, let week = Int(parts[1].dropFirst()), week >= 1
-        else { return nil }
-        let january4 = CivilDateTime(year: year, month: 1, day: 4)
-        let firstMonday = january4.adding(days: 1 - january4.isoWeekday)
-        let monday = firstMonday.adding(days: (week - 1) * 7)
-        // A year has 53 weeks only when week 53's Thursday is still in it.
-        guard monday.adding(days: 3).year == year else { return nil }
-        return monday
-    }
 }

@@ -9,6 +9,7 @@ public enum Program {
         [
             ConvertCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self, CalendarsCommand.self,
             AgendaCommand.self, AddCommand.self, ExportCommand.self, ImportCommand.self, SyncCommand.self,
+            EditCommand.self, DeleteCommand.self, RespondCommand.self,
             FeedCommand.self, ServeCommand.self,
             CompletionsCommand.self,
             HelpCommand.self,

@@ -46,27 +46,46 @@ struct ConnectionOptions {
 }
 
 extension RangeOption {
-    /// `--week`, `--from`, `--to`: declared here once for every command that shows a range of days.
+    /// `--week`, `--from`, `--to`, `--days`: declared here once for every command that shows a range of days.
     struct Declarations: OptionGroup {
         let week = Option(
             "--week", value: "WEEK",
-            help: "this (the default), next, last, or an ISO week such as 2026-W49. Weeks start on Monday, in "
-                + "the mailbox's time zone (or --tz).", completion: .choices(["this", "next", "last"]))
-        let from = Option("--from", value: "DATE", help: "First day, YYYY-MM-DD (with --to).")
-        let to = Option("--to", value: "DATE", help: "Day after the last one, YYYY-MM-DD (exclusive).")
+            help: "this (the default), next, last, +2 or -1 (weeks from this one), or an ISO week such as "
+                + "2026-W49. Weeks start on Monday, in the mailbox's time zone (or --tz).",
+            completion: .choices(["this", "next", "last"]))
+        let from = Option(
+            "--from", value: "DATE",
+            help: "First day: YYYY-MM-DD, today, tomorrow, yesterday, mon … sun (the next one, today included), "
+                + "+3d or -1w (from today).")
+        let to = Option(
+            "--to", value: "DATE",
+            help: "Day after the last one (exclusive), as --from takes it; +7d or +2w count from --from.")
+        let days = Option("--days", value: "N", help: "Show N days, from --from or else from today.")
     }
 
     init(_ parsed: Parsed<Declarations>) throws(UsageError) {
         let week = try parsed[\.week]
         let from = try parsed[\.from]
         let to = try parsed[\.to]
-        switch (week, from, to) {
-        case (let week?, nil, nil): self = .week(week)
-        case (nil, let from?, let to?): self = .dates(from: from, to: to)
-        case (nil, nil, nil): self = .week("this")
-        case (nil, _, _): throw UsageError("--from and --to go together (--to is the day after the last one)")
-        default: throw UsageError("give either --week or --from and --to, not both")
+        let days = try parsed[\.days].map { (text) throws(UsageError) in try Self.dayCount(text) }
+        switch (week, from, to, days) {
+        case (let week?, nil, nil, nil): self = .week(week)
+        case (nil, let from?, let to?, nil): self = .dates(from: from, to: to)
+        case (nil, let from, nil, let days?): self = .days(from: from, count: days)
+        case (nil, nil, nil, nil): self = .week("this")
+        case (nil, _, _?, _?): throw UsageError("give --to or --days, not both")
+        case (nil, _?, nil, nil): throw UsageError("--from needs --to or --days (--from today --to +7d)")
+        case (nil, nil, _?, nil): throw UsageError("--to needs --from (--from today --to +7d)")
+        default: throw UsageError("give either --week or --from, --to and --days, not both")
         }
+    }
+
+    /// `--days N`: 1 to 36 600 days (about a hundred years).
+    static func dayCount(_ text: String) throws(UsageError) -> Int {
+        guard text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(text),
+            (1...36_600).contains(count)
+        else { throw UsageError("--days '\(text)' is not a number of days (1 or more, such as --days 7)") }
+        return count
     }
 }
 

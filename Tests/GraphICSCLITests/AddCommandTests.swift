@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import ICalBridge
 import Testing
 
 /// `graph-ics add` against the Graph stand-in: the payload it sends (instants, Windows zone, attendees,
@@ -108,6 +109,37 @@ import Testing
         #expect(Self.dateTime(stored["end"]) == "2026-12-27T00:00:00.0000000")
     }
 
+    @Test("--start 'tomorrow 10:00' --duration 30m is half an hour tomorrow in the mailbox's zone")
+    func tomorrowWithDuration() throws {
+        let account = try Self.account()
+        let berlin = try #require(ResolvedZone.iana("Europe/Berlin"))
+        let before = TypedTimeProbe.tomorrow(in: berlin)
+        let result = try account.run(
+            ["add", "--subject", "Call Bo", "--start", "tomorrow 10:00", "--duration", "30m"],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        let payload = try #require(Self.createPayloads(account.standIn).first)
+        // The day is the test's tomorrow in Berlin, read before or after the run (midnight may pass).
+        let days = Set([before, TypedTimeProbe.tomorrow(in: berlin)])
+        #expect(days.map { $0 + "T10:00:00" }.contains(Self.dateTime(payload["start"]) ?? ""), "\(payload)")
+        #expect(days.map { $0 + "T10:30:00" }.contains(Self.dateTime(payload["end"]) ?? ""), "\(payload)")
+        #expect(Self.timeZone(payload["start"]) == "W. Europe Standard Time")
+    }
+
+    @Test("ISO 8601 with an offset is that instant, and --duration measures from it")
+    func isoWithOffset() throws {
+        let account = try Self.account()
+        let result = try account.run(
+            ["add", "--subject", "Call", "--start", "2026-12-01T09:00-05:00", "--duration", "1h30m"],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        let id = try #require(result.out.split(separator: "\n").first.map(String.init))
+        let stored = try #require(account.standIn.event(id: id))
+        #expect(Self.dateTime(stored["start"]) == "2026-12-01T14:00:00.0000000")
+        #expect(Self.dateTime(stored["end"]) == "2026-12-01T15:30:00.0000000")
+        #expect(result.err.contains("Tuesday 1 December 2026 15:00–16:30 (Europe/Berlin)"), "stderr: \(result.err)")
+    }
+
     @Test("--tz reads the times in another zone and names its Windows zone")
     func otherZone() throws {
         let account = try Self.account()
@@ -199,6 +231,9 @@ import Testing
                 "bob",
             ],
             ["add", "--subject", "X", "--start", "tomorrow", "--end", "2026-12-01T11:00"],
+            ["add", "--subject", "X", "--start", "tomorrow 10:00", "--duration", "soon"],
+            ["add", "--subject", "X", "--start", "tomorrow 10:00", "--end", "11:00", "--duration", "1h"],
+            ["add", "--subject", "X", "--start", "someday 10:00", "--duration", "1h"],
         ])
     func usage(arguments: [String]) throws {
         let account = try Self.account()
@@ -251,5 +286,13 @@ import Testing
         #expect(result.stdout.isEmpty)
         #expect(result.errLines.count == 1 && result.err.contains("HTTP 403"), "stderr: \(result.err)")
         #expect(result.err.contains("request-id"), "stderr: \(result.err)")
+    }
+}
+
+/// The test's own reading of "tomorrow" in a zone, from the system clock, as `YYYY-MM-DD`.
+enum TypedTimeProbe {
+    static func tomorrow(in zone: ResolvedZone) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return zone.localTime(at: now).date.adding(days: 1).dateString
     }
 }

@@ -254,6 +254,11 @@ extension GraphStandIn {
                 }
             }
         }
+        // A meeting's organizer changing more than its attendees mails every attendee an update
+        // (api/event-update.md, "attendees property and meeting updates").
+        if original.isOrganizer, update.movesTimes || update.changes.keys.contains(where: { $0 != "attendees" }) {
+            state.sentUpdates += event.attendeeAddresses
+        }
         if let attendees = update.changes["attendees"] as? [[String: Any]] {
             state.sentInvitations += attendees.compactMap {
                 ($0["emailAddress"] as? [String: Any])?["address"] as? String

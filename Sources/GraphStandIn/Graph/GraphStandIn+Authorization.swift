@@ -12,7 +12,8 @@ extension GraphStandIn {
             (.events, "GET"), (.event, "GET"),
             (.instances, "GET"):
             .readCalendars
-        case (.events, "POST"), (.event, "PATCH"), (.event, "DELETE"), (.cancel, "POST"):
+        case (.events, "POST"), (.event, "PATCH"), (.event, "DELETE"), (.cancel, "POST"),
+            (.respond, "POST"):
             .writeCalendars
         default: nil
         }

@@ -16,6 +16,8 @@ struct GraphRoute {
         case event(id: String)
         case instances(eventID: String)
         case cancel(eventID: String)
+        /// `accept`, `tentativelyAccept` or `decline` (GraphStandIn+Responses.swift).
+        case respond(eventID: String, action: String)
     }
 
     /// The id of the mailbox owner the URL addresses.
@@ -100,6 +102,7 @@ extension GraphStandIn {
 
     static let knownSegments: Set<String> = [
         "mailboxsettings", "calendars", "calendar", "calendarview", "events", "instances", "cancel",
+        "accept", "tentativelyaccept", "decline",
     ]
 
     /// `delta` and its fully qualified name (`concepts/delta-query-overview.md`).
@@ -134,6 +137,7 @@ extension GraphStandIn {
             guard restLower[0] == "events" else { return nil }
             if restLower[2] == "instances" { return .instances(eventID: rest[1]) }
             if restLower[2] == "cancel" { return .cancel(eventID: rest[1]) }
+            if responseActions[restLower[2]] != nil { return .respond(eventID: rest[1], action: rest[2]) }
         default:
             break
         }
@@ -171,6 +175,8 @@ extension GraphStandIn {
             return serveInstances(route, eventID: id, call, context)
         case .cancel(let id):
             return cancelEvent(route, id: id, call, context)
+        case .respond(let id, let action):
+            return respondToEvent(route, id: id, action: action, call, context)
         }
     }
 

@@ -59,6 +59,8 @@ extension GraphStandIn {
         var operations: [RecordedRequest] = []
         var sentInvitations: [String] = []
         var sentCancellations: [String] = []
+        var sentUpdates: [String] = []
+        var sentResponses: [SentResponse] = []
     }
 }
 

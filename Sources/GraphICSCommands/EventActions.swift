@@ -1,0 +1,51 @@
+import GraphICS
+import ICalBridge
+
+/// What `delete`, `edit` and `respond` say about the event they work on: its name and time as the user
+/// knows them, and whom Graph mails when it changes.
+enum EventActions {
+    /// `'Stand-up' (Tuesday 1 December 2026 09:30)`, the time in `zone`.
+    static func label(_ event: EventStanding, zone: ResolvedZone) -> String {
+        let subject = event.subject.isEmpty ? "(no subject)" : event.subject
+        guard let when = when(event, zone: zone) else { return "'\(subject)'" }
+        return "'\(subject)' (\(when))"
+    }
+
+    /// `Tuesday 1 December 2026 09:30`, or the day alone for an all-day event.
+    static func when(_ event: EventStanding, zone: ResolvedZone) -> String? {
+        let value = GraphDateTimeTimeZone(dateTime: event.start, timeZone: event.startZone)
+        if event.isAllDay {
+            return event.start.flatMap(GraphTimestamp.parse).map { AgendaText.heading($0.civil.date) + ", all day" }
+        }
+        guard let instant = AgendaEntry.instant(value) else { return nil }
+        let local = zone.localTime(at: instant)
+        return AgendaText.heading(local.date) + " " + AgendaText.time(local)
+    }
+
+    /// The instants (or, for all-day events, the dates at midnight as UTC seconds) an event spans.
+    static func span(_ event: EventStanding) -> (start: Int64, end: Int64)? {
+        guard let start = AgendaEntry.instant(GraphDateTimeTimeZone(dateTime: event.start, timeZone: event.startZone)),
+            let end = AgendaEntry.instant(GraphDateTimeTimeZone(dateTime: event.end, timeZone: event.endZone))
+        else { return nil }
+        return (start, end)
+    }
+
+    /// `ann@contoso.com, bo@contoso.com` (at most five, then `and 3 more`).
+    static func addresses(_ list: [String]) -> String {
+        let shown = list.prefix(5).joined(separator: ", ")
+        return list.count > 5 ? shown + " and \(list.count - 5) more" : shown
+    }
+
+    /// The refusal for a meeting the user organises, when `--as-meeting --yes` was not given: what Graph
+    /// would mail, and how to go ahead anyway.
+    static func meetingRefusal(_ event: EventStanding, doing: String, mail: String, zone: ResolvedZone) -> String {
+        "\(label(event, zone: zone)) is a meeting you organise with \(event.attendees.count) attendee"
+            + "\(event.attendees.count == 1 ? "" : "s") (\(addresses(event.attendees))): \(doing) makes Graph mail "
+            + "them \(mail); nothing was changed. Give --as-meeting --yes to go ahead (event \(event.id))"
+    }
+
+    /// Whether a Graph error says the event does not exist (404).
+    static func isUnknown(_ error: any Error) -> Bool {
+        (error as? GraphError)?.kind == .notFound
+    }
+}

@@ -1,0 +1,362 @@
+import Foundation
+import GraphStandIn
+import Testing
+
+/// `graph-ics delete`, `edit` and `respond` against the Graph stand-in: what each sends, whom Graph would
+/// mail, what is refused, and the exit statuses.
+@Suite struct EventActionCommandTests {
+    static let megan = "megan@contoso.example"
+    static let ann = "ann@contoso.example"
+
+    /// A mailbox in "W. Europe Standard Time".
+    static func account() throws -> StandInAccount {
+        let account = try StandInAccount()
+        account.standIn.addUser(displayName: "Megan Bowen", mail: megan, mailboxTimeZone: "W. Europe Standard Time")
+        return account
+    }
+
+    /// An event on 1 December 2026, 09:00–10:00 UTC; with attendees, a meeting Megan organises, or (with
+    /// `organizer`) one she was invited to.
+    @discardableResult
+    static func seed(
+        _ standIn: GraphStandIn, subject: String, attendees: [String] = [], organizer: String? = nil, day: Int = 1
+    ) throws -> String {
+        var json: [String: Any] = [
+            "subject": subject,
+            "start": ["dateTime": "2026-12-0\(day)T09:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-0\(day)T10:00:00", "timeZone": "UTC"],
+            "attendees": (attendees + [organizer == nil ? nil : megan].compactMap { $0 }).map {
+                ["type": "required", "emailAddress": ["address": $0, "name": $0]]
+            },
+        ]
+        if let organizer {
+            json["isOrganizer"] = false
+            json["organizer"] = ["emailAddress": ["name": "Ann Lee", "address": organizer]]
+            json["responseStatus"] = ["response": "notResponded", "time": "0001-01-01T00:00:00Z"]
+        }
+        return try standIn.addEvent(json)
+    }
+
+    static func operations(_ standIn: GraphStandIn, _ method: String) -> [String] {
+        standIn.operations.filter { $0.method == method }.map(\.path)
+    }
+
+    // MARK: delete
+
+    @Test("delete removes an event of one's own without telling anyone, and prints its id")
+    func deleteOwnEvent() throws {
+        let account = try Self.account()
+        let id = try Self.seed(account.standIn, subject: "Dentist")
+        let result = try account.run(["delete", id], environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.out == id + "\n")
+        #expect(result.err.contains("deleted 'Dentist' (Tuesday 1 December 2026 10:00)"), "stderr: \(result.err)")
+        #expect(account.standIn.event(id: id) == nil)
+        #expect(account.standIn.sentCancellations.isEmpty)
+    }
+
+    @Test("delete refuses a meeting one organises unless --as-meeting --yes, which mails the cancellations")
+    func deleteMeeting() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let id = try Self.seed(standIn, subject: "Review", attendees: [Self.ann, "bo@contoso.example"])
+        for flags in [[], ["--as-meeting"], ["--yes"]] {
+            let refused = try account.run(["delete", id] + flags, environment: account.tokenEnvironment())
+            #expect(refused.status == 1, "stderr: \(refused.err)")
+            #expect(
+                refused.errLines.first
+                    == "error: 'Review' (Tuesday 1 December 2026 10:00) is a meeting you organise with 2 attendees "
+                    + "(ann@contoso.example, bo@contoso.example): deleting it makes Graph mail them a cancellation; "
+                    + "nothing was changed. Give --as-meeting --yes to go ahead (event \(id))")
+        }
+        #expect(Self.operations(standIn, "DELETE").isEmpty)
+        #expect(standIn.event(id: id) != nil)
+
+        let deleted = try account.run(["delete", id, "--as-meeting", "--yes"], environment: account.tokenEnvironment())
+        #expect(deleted.status == 0, "stderr: \(deleted.err)")
+        #expect(deleted.err.contains("Graph will mail a cancellation of 'Review'"), "stderr: \(deleted.err)")
+        #expect(standIn.event(id: id) == nil)
+        #expect(standIn.sentCancellations.sorted() == [Self.ann, "bo@contoso.example"])
+    }
+
+    @Test("delete of a meeting one was invited to says what it does and mails nobody")
+    func deleteAsAttendee() throws {
+        let account = try Self.account()
+        let id = try Self.seed(account.standIn, subject: "All hands", organizer: Self.ann)
+        let result = try account.run(["delete", id], environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(
+            result.err.contains(
+                "you are an attendee of 'All hands' (Tuesday 1 December 2026 10:00): deleting it removes it from your "
+                    + "calendar only; Graph does not tell the organizer (Ann Lee <ann@contoso.example>)"),
+            "stderr: \(result.err)")
+        #expect(account.standIn.event(id: id) == nil)
+        #expect(account.standIn.sentCancellations.isEmpty)
+    }
+
+    @Test("an unknown id is exit 66; with one that exists, that one is deleted and the exit is 1")
+    func deleteUnknown() throws {
+        let account = try Self.account()
+        let id = try Self.seed(account.standIn, subject: "Dentist")
+        let unknown = try account.run(["delete", "AAMkNoSuchEvent="], environment: account.tokenEnvironment())
+        #expect(unknown.status == 66, "stderr: \(unknown.err)")
+        #expect(
+            unknown.errLines == [
+                "error: no event AAMkNoSuchEvent= in this mailbox (Graph answered 404); nothing deleted"
+            ])
+        let mixed = try account.run(["delete", "AAMkNoSuchEvent=", id], environment: account.tokenEnvironment())
+        #expect(mixed.status == 1, "stderr: \(mixed.err)")
+        #expect(account.standIn.event(id: id) == nil)
+    }
+
+    @Test("delete --search lists the matches of the range and deletes them only with --yes off a terminal")
+    func deleteSearch() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let first = try Self.seed(standIn, subject: "Dentist check-up", day: 1)
+        let second = try Self.seed(standIn, subject: "dentist again", day: 3)
+        let other = try Self.seed(standIn, subject: "Lunch", day: 2)
+        let outside = try Self.seed(standIn, subject: "Dentist", day: 9)
+        let range = ["--search", "DENTIST", "--from", "2026-12-01", "--to", "+7d"]
+        let asked = try account.run(["delete"] + range, environment: account.tokenEnvironment())
+        #expect(asked.status == 64, "stderr: \(asked.err)")
+        #expect(asked.err.contains("note: 2 events from 2026-12-01 – 2026-12-07 (Europe/Berlin) match 'DENTIST':"))
+        #expect(asked.err.contains("Dentist check-up  (\(first))") && asked.err.contains("dentist again  (\(second))"))
+        #expect(asked.err.contains("not deleting these 2 events without --yes"), "stderr: \(asked.err)")
+        #expect(Self.operations(standIn, "DELETE").isEmpty)
+
+        let deleted = try account.run(["delete"] + range + ["--yes"], environment: account.tokenEnvironment())
+        #expect(deleted.status == 0, "stderr: \(deleted.err)")
+        #expect(deleted.out == first + "\n" + second + "\n")
+        #expect(standIn.event(id: first) == nil && standIn.event(id: second) == nil)
+        #expect(standIn.event(id: other) != nil && standIn.event(id: outside) != nil)
+
+        let none = try account.run(["delete"] + range + ["--yes"], environment: account.tokenEnvironment())
+        #expect(none.status == 66, "stderr: \(none.err)")
+    }
+
+    // MARK: edit
+
+    @Test("edit --start moves an event and keeps its length; --subject and --location change only those")
+    func editOwnEvent() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let id = try Self.seed(standIn, subject: "Dentist")
+        let result = try account.run(
+            ["edit", id, "--start", "2026-12-02 14:30", "--subject", "Dentist (moved)", "--location", "Praxis 2"],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.out == id + "\n")
+        let patch = try #require(standIn.operations.first { $0.method == "PATCH" }?.jsonBody as? [String: Any])
+        #expect(Set(patch.keys) == ["subject", "location", "start", "end"])
+        #expect((patch["start"] as? [String: Any])?["timeZone"] as? String == "W. Europe Standard Time")
+        let stored = try #require(standIn.event(id: id))
+        #expect((stored["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-02T13:30:00.0000000")
+        #expect((stored["end"] as? [String: Any])?["dateTime"] as? String == "2026-12-02T14:30:00.0000000")
+        #expect(stored["subject"] as? String == "Dentist (moved)")
+        #expect(standIn.sentUpdates.isEmpty)
+
+        let longer = try account.run(["edit", id, "--duration", "90"], environment: account.tokenEnvironment())
+        #expect(longer.status == 0, "stderr: \(longer.err)")
+        let after = try #require(standIn.event(id: id))
+        #expect((after["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-02T13:30:00.0000000")
+        #expect((after["end"] as? [String: Any])?["dateTime"] as? String == "2026-12-02T15:00:00.0000000")
+    }
+
+    @Test("edit refuses a meeting one organises unless --as-meeting --yes, which mails the attendees an update")
+    func editMeeting() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let id = try Self.seed(standIn, subject: "Review", attendees: [Self.ann])
+        let refused = try account.run(["edit", id, "--subject", "Review 2"], environment: account.tokenEnvironment())
+        #expect(refused.status == 1, "stderr: \(refused.err)")
+        #expect(
+            refused.errLines.first?.contains("changing it makes Graph mail them an update; nothing was changed") == true
+        )
+        #expect(Self.operations(standIn, "PATCH").isEmpty)
+
+        let changed = try account.run(
+            ["edit", id, "--subject", "Review 2", "--as-meeting", "--yes"], environment: account.tokenEnvironment())
+        #expect(changed.status == 0, "stderr: \(changed.err)")
+        #expect(changed.err.contains("Graph will mail an update of 'Review'"), "stderr: \(changed.err)")
+        #expect(standIn.sentUpdates == [Self.ann])
+        #expect(standIn.event(id: id)?["subject"] as? String == "Review 2")
+    }
+
+    @Test("edit: an unknown id is 66; nothing to change, two ids or a bad time are usage errors that send nothing")
+    func editMistakes() throws {
+        let account = try Self.account()
+        let unknown = try account.run(
+            ["edit", "AAMkNoSuchEvent=", "--subject", "X"], environment: account.tokenEnvironment())
+        #expect(unknown.status == 66, "stderr: \(unknown.err)")
+        for arguments in [["edit", "A"], ["edit", "A", "B", "--subject", "X"], ["edit", "A", "--start", "soon"]] {
+            let result = try account.run(arguments, environment: account.tokenEnvironment())
+            #expect(result.status == 64, "\(arguments): \(result.err)")
+        }
+        #expect(account.standIn.operations.filter { $0.method != "GET" }.isEmpty)
+    }
+
+    @Test("edit of a meeting one was invited to changes one's copy, says so, and mails nobody")
+    func editAsAttendee() throws {
+        let account = try Self.account()
+        let id = try Self.seed(account.standIn, subject: "All hands", organizer: Self.ann)
+        let result = try account.run(["edit", id, "--location", "Room 4"], environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(
+            result.err.contains(
+                "you are an attendee of 'All hands' (Tuesday 1 December 2026 10:00): this changes your copy only"),
+            "stderr: \(result.err)")
+        #expect((account.standIn.event(id: id)?["location"] as? [String: Any])?["displayName"] as? String == "Room 4")
+        #expect(account.standIn.sentUpdates.isEmpty)
+    }
+
+    @Test("edit of an all-day event takes days: a new --start keeps its length, --end +2d counts from the start")
+    func editAllDay() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let id = try standIn.addEvent([
+            "subject": "Holiday", "isAllDay": true,
+            "start": ["dateTime": "2026-12-24T00:00:00", "timeZone": "W. Europe Standard Time"],
+            "end": ["dateTime": "2026-12-27T00:00:00", "timeZone": "W. Europe Standard Time"],
+        ])
+        let moved = try account.run(["edit", id, "--start", "2026-12-28"], environment: account.tokenEnvironment())
+        #expect(moved.status == 0, "stderr: \(moved.err)")
+        let patch = try #require(standIn.operations.last { $0.method == "PATCH" }?.jsonBody as? [String: Any])
+        #expect((patch["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-28T00:00:00")
+        #expect((patch["end"] as? [String: Any])?["dateTime"] as? String == "2026-12-31T00:00:00")
+        let shorter = try account.run(["edit", id, "--end", "+2d"], environment: account.tokenEnvironment())
+        #expect(shorter.status == 0, "stderr: \(shorter.err)")
+        let stored = try #require(standIn.event(id: id))
+        #expect((stored["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-28T00:00:00.0000000")
+        #expect((stored["end"] as? [String: Any])?["dateTime"] as? String == "2026-12-30T00:00:00.0000000")
+        let timed = try account.run(["edit", id, "--start", "10:00"], environment: account.tokenEnvironment())
+        #expect(timed.status == 64, "stderr: \(timed.err)")
+        #expect(timed.errLines.first == "error: --start '10:00' is not a day: give \(Self.dayForms)")
+    }
+
+    static let dayForms =
+        "today, tomorrow, yesterday, mon … sun (the next one, today included), +3d or -1w (days or weeks from "
+        + "today), or YYYY-MM-DD"
+
+    // MARK: respond
+
+    @Test("respond accept says the organizer will be mailed, then answers with sendResponse true")
+    func respondAccept() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let id = try Self.seed(standIn, subject: "All hands", organizer: Self.ann)
+        let result = try account.run(
+            ["respond", id, "accept", "--comment", "See you there"], environment: account.tokenEnvironment())
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(
+            result.errLines == [
+                "note: Graph will mail your answer to Ann Lee <ann@contoso.example> (--no-mail answers without telling them)",
+                "note: accepted 'All hands' (Tuesday 1 December 2026 10:00)",
+            ])
+        let post = try #require(standIn.operations.first { $0.method == "POST" })
+        #expect(post.path.hasSuffix("/events/\(id)/accept"))
+        #expect(String(decoding: post.body, as: UTF8.self) == #"{"comment":"See you there","sendResponse":true}"#)
+        #expect(standIn.sentResponses == [SentResponse(to: Self.ann, response: "accepted", comment: "See you there")])
+        #expect((standIn.event(id: id)?["responseStatus"] as? [String: Any])?["response"] as? String == "accepted")
+    }
+
+    @Test("respond --no-mail answers tentatively or declines without mailing the organizer")
+    func respondWithoutMail() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let id = try Self.seed(standIn, subject: "All hands", organizer: Self.ann)
+        for (answer, action, status) in [
+            ("tentative", "tentativelyAccept", "tentativelyAccepted"), ("decline", "decline", "declined"),
+        ] {
+            let result = try account.run(["respond", id, answer, "--no-mail"], environment: account.tokenEnvironment())
+            #expect(result.status == 0, "stderr: \(result.err)")
+            #expect(result.err.contains("without mailing Ann Lee <ann@contoso.example>"), "stderr: \(result.err)")
+            let post = try #require(standIn.operations.last { $0.method == "POST" })
+            #expect(post.path.hasSuffix("/\(action)"))
+            #expect(String(decoding: post.body, as: UTF8.self) == #"{"sendResponse":false}"#)
+            #expect((standIn.event(id: id)?["responseStatus"] as? [String: Any])?["response"] as? String == status)
+        }
+        #expect(standIn.sentResponses.isEmpty)
+    }
+
+    @Test("respond: one's own meeting is 65, an unknown id 66, a wrong answer 64")
+    func respondMistakes() throws {
+        let account = try Self.account()
+        let own = try Self.seed(account.standIn, subject: "Review", attendees: [Self.ann])
+        let organiser = try account.run(["respond", own, "accept"], environment: account.tokenEnvironment())
+        #expect(organiser.status == 65, "stderr: \(organiser.err)")
+        #expect(organiser.errLines.first?.hasPrefix("error: you organise 'Review'") == true)
+        let unknown = try account.run(
+            ["respond", "AAMkNoSuchEvent=", "accept"], environment: account.tokenEnvironment())
+        #expect(unknown.status == 66, "stderr: \(unknown.err)")
+        let wrong = try account.run(["respond", own, "maybe"], environment: account.tokenEnvironment())
+        #expect(wrong.status == 64)
+        #expect(wrong.errLines.first == "error: the answer must be one of accept, tentative, decline, not 'maybe'")
+        #expect(account.standIn.sentResponses.isEmpty)
+        #expect(account.standIn.operations.filter { $0.method == "POST" }.isEmpty)
+    }
+}
+
+/// `delete --search` asking on a terminal: standard input is a pseudo-terminal that types the answer.
+@Suite struct DeleteConfirmationTests {
+    /// `TIOCSPTLCK` and `TIOCGPTN` (Linux, asm-generic/ioctls.h).
+    static let setLock: UInt = 0x4004_5431
+    static let getNumber: UInt = 0x8004_5430
+
+    /// Runs the built graph-ics with standard input on a pseudo-terminal into which `typed` is written;
+    /// standard output and error are pipes.
+    static func runOnTerminal(_ account: StandInAccount, _ arguments: [String], typed: String) throws -> ProcessResult {
+        let binary = try #require(GraphICSBinary.url)
+        // /dev/ptmx by hand: glibc's posix_openpt, grantpt and ptsname are not visible to Swift.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        try #require(master >= 0)
+        defer { close(master) }
+        var unlock: CInt = 0
+        var number: CInt = 0
+        try #require(ioctl(master, Self.setLock, &unlock) == 0 && ioctl(master, Self.getNumber, &number) == 0)
+        let slaveName = "/dev/pts/\(number)"
+        let slave = try #require(FileHandle(forUpdatingAtPath: slaveName))
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GRAPH_ICS_") }
+        environment["NO_COLOR"] = "1"
+        environment.merge(try account.tokenEnvironment()) { _, new in new }
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = slave
+        process.standardOutput = output
+        process.standardError = errors
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        try slave.close()
+        _ = typed.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, $0.count - 1) }
+        if exited.wait(timeout: .now() + defaultTimeout) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            throw ProcessTimedOut(arguments: arguments, seconds: defaultTimeout)
+        }
+        return ProcessResult(
+            status: process.terminationStatus, stdout: output.fileHandleForReading.readDataToEndOfFile(),
+            stderr: errors.fileHandleForReading.readDataToEndOfFile())
+    }
+
+    @Test("on a terminal, delete --search asks and deletes on 'y'; anything else deletes nothing (exit 0)")
+    func asks() throws {
+        let account = try EventActionCommandTests.account()
+        let standIn = account.standIn
+        let id = try EventActionCommandTests.seed(standIn, subject: "Dentist")
+        let search = ["delete", "--search", "dentist", "--from", "2026-12-01", "--days", "7"]
+        let declined = try Self.runOnTerminal(account, search, typed: "n\n")
+        #expect(declined.status == 0, "stderr: \(declined.err)")
+        #expect(declined.stdout.isEmpty)
+        #expect(declined.err.contains("Delete this event? [y/N] note: nothing deleted"), "stderr: \(declined.err)")
+        #expect(standIn.event(id: id) != nil)
+
+        let accepted = try Self.runOnTerminal(account, search, typed: "y\n")
+        #expect(accepted.status == 0, "stderr: \(accepted.err)")
+        #expect(accepted.out == id + "\n")
+        #expect(standIn.event(id: id) == nil)
+    }
+}
