@@ -10,6 +10,7 @@ public enum Program {
             ConvertCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self, CalendarsCommand.self,
             AgendaCommand.self, AddCommand.self, ExportCommand.self, ImportCommand.self, SyncCommand.self,
             FeedCommand.self, ServeCommand.self,
+            DemoCommand.self,
             CompletionsCommand.self,
             HelpCommand.self,
         ]
@@ -51,15 +52,14 @@ public enum Program {
     /// The top-level help.
     static var help: String { HelpPage.render(info) }
 
-    /// `--version`: graph-ics's version, then the release of the zone database it converts times with (a
-    /// tzdata release can change offsets, and so output).
+    /// `--version`: graph-ics's version, the versions of the C libraries it runs with (``LinkedLibraries``),
+    /// then the release of the zone database it converts times with (a tzdata release can change offsets,
+    /// and so output).
     static var versionText: String {
         let tz = TZData.system
-        return """
-            graph-ics \(GraphICSVersion.version)
-            tzdata \(tz.version ?? "unknown") (\(tz.directory))
-
-            """
+        let libraries = LinkedLibraries.versions.map { "\($0.name) \($0.version)\n" }.joined()
+        return "graph-ics \(GraphICSVersion.version)\n" + libraries
+            + "tzdata \(tz.version ?? "unknown") (\(tz.directory))\n"
     }
 
     /// What a command line asks for, before anything runs.
