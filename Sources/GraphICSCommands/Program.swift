@@ -23,7 +23,8 @@ public enum Program {
     /// The options taken before a command.
     static let options = [
         OptionSpec(long: "--help", short: "-h", help: "Show help (also 'graph-ics <command> --help')."),
-        OptionSpec(long: "--version", help: "Show the version."),
+        OptionSpec(
+            long: "--version", help: "Show the version, and those of the libraries and the tzdata it runs with."),
     ]
 
     /// graph-ics as the help, the completion scripts and the manual page show it.

@@ -1,5 +1,6 @@
 import Foundation
 import ICalBridge
+import TestSupport
 import Testing
 
 /// `graph-ics demo` end to end: the built binary, in a folder of its own, with HOME elsewhere.
@@ -93,6 +94,23 @@ import Testing
         #expect(result.out.contains("$ curl -s http://127.0.0.1:"))
         #expect(result.out.contains("BEGIN:VCALENDAR"))
         #expect(FileManager.default.fileExists(atPath: demo.appendingPathComponent("calendar/lunch.ics").path))
+    }
+
+    @Test func anEarlierDemosFolderIsStartedAfreshAndOnlyItsOwnFilesAreReplaced() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+
+        let first = try graphICS(["demo", "--dir", "again"], in: root, timeout: 110)
+        try Data("mine\n".utf8).write(to: root.appendingPathComponent("again/notes.txt"))
+        let second = try graphICS(["demo", "--dir", "again"], in: root, timeout: 110)
+
+        #expect(first.status == 0 && second.status == 0, "\(second.err)")
+        // A new stand-in, so a first sync again (the earlier pairing and folder were removed), and the ticket
+        // is created anew.
+        #expect(second.out.contains("sync: pulled 7 (7 new); first sync"), "\(second.out)")
+        #expect(second.err.contains("note: 1 file(s): 1 created, 0 updated, 0 skipped"))
+        #expect(fileText(root.appendingPathComponent("again/notes.txt").path) == "mine\n")
     }
 
     @Test func aFolderThatHoldsSomethingElseIsRefused() throws {
