@@ -9,6 +9,16 @@ struct DemoScript {
     let standIn: GraphStandIn
     let mailbox: DemoMailbox
     let terminal: Terminal
+    /// The environment of every step (see ``environment(folder:standIn:)``).
+    let childEnvironment: [String: String]
+
+    init(folder: DemoFolder, standIn: GraphStandIn, mailbox: DemoMailbox, terminal: Terminal) {
+        self.folder = folder
+        self.standIn = standIn
+        self.mailbox = mailbox
+        self.terminal = terminal
+        childEnvironment = Self.environment(folder: folder, standIn: standIn)
+    }
 
     func run() throws {
         introduce()
@@ -140,7 +150,7 @@ struct DemoScript {
     /// The environment of every step: this process's, less every `GRAPH_ICS_` variable and the XDG folders,
     /// with Graph, the authority and a token of the stand-in, and the config, state and home folders inside
     /// the demo's folder.
-    var childEnvironment: [String: String] {
+    static func environment(folder: DemoFolder, standIn: GraphStandIn) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for name in environment.keys where name.hasPrefix("GRAPH_ICS_") || name.hasPrefix("XDG_") {
             environment[name] = nil

@@ -94,7 +94,7 @@ struct DemoWeek {
     /// A weekday stand-up at 09:30 as Outlook keeps it after two edits: Wednesday's occurrence moved to
     /// 11:00 for the all-hands, Thursday's cancelled (absent from every view, as Graph leaves it out).
     func seedStandUp(into standIn: GraphStandIn, stored: inout Int) throws -> String {
-        let token = (0..<24).map { _ in String(format: "%02X", UInt8.random(in: 0...255)) }.joined()
+        let token = GraphStandIn.randomHex(bytes: 24)
         let first = instant(day: 0, 9, 30)
         let master: [String: Any] = [
             "type": "seriesMaster", "subject": "Team stand-up", "iCalUId": Self.globalObjectID(nil, token),
