@@ -67,10 +67,14 @@ let package = Package(
             name: "GraphICSServe",
             dependencies: ["CMicroHTTPD", "CZlib", "CGlibc", "ICalBridge", "GraphICS", "GraphICSSync"]
         ),
-        // The commands of graph-ics: option declarations, parsing, help, completions, the manual page.
+        // The commands of graph-ics: option declarations, parsing, help, completions, the manual page. `demo`
+        // runs the Graph stand-in in-process; `--version` asks the C libraries for their versions.
         .target(
             name: "GraphICSCommands",
-            dependencies: ["ICalBridge", "GraphICS", "GraphICSSync", "GraphICSServe"]
+            dependencies: [
+                "ICalBridge", "GraphICS", "GraphICSSync", "GraphICSServe", "GraphStandIn", "CLibical", "CCurl",
+                "CSQLite", "CMicroHTTPD",
+            ]
         ),
         // The `graph-ics` executable: sets up the process (allocator, signals) and hands over to GraphICSCommands.
         .executableTarget(
@@ -95,7 +99,7 @@ let package = Package(
         // Runs the built binary: exit statuses, signals, the stand-in.
         .testTarget(
             name: "GraphICSCLITests",
-            dependencies: ["GraphICSMain", "GraphICS", "GraphICSSync", "GraphStandIn", "TestSupport"]
+            dependencies: ["GraphICSMain", "ICalBridge", "GraphICS", "GraphICSSync", "GraphStandIn", "TestSupport"]
         ),
         .testTarget(
             name: "GraphICSSyncTests",

@@ -11,6 +11,7 @@ public enum Program {
             AgendaCommand.self, AddCommand.self, ExportCommand.self, ImportCommand.self, SyncCommand.self,
             EditCommand.self, DeleteCommand.self, RespondCommand.self,
             FeedCommand.self, ServeCommand.self,
+            DemoCommand.self,
             CompletionsCommand.self,
             HelpCommand.self,
         ]
@@ -23,7 +24,8 @@ public enum Program {
     /// The options taken before a command.
     static let options = [
         OptionSpec(long: "--help", short: "-h", help: "Show help (also 'graph-ics <command> --help')."),
-        OptionSpec(long: "--version", help: "Show the version."),
+        OptionSpec(
+            long: "--version", help: "Show the version, and those of the libraries and the tzdata it runs with."),
     ]
 
     /// graph-ics as the help, the completion scripts and the manual page show it.
@@ -52,15 +54,14 @@ public enum Program {
     /// The top-level help.
     static var help: String { HelpPage.render(info) }
 
-    /// `--version`: graph-ics's version, then the release of the zone database it converts times with (a
-    /// tzdata release can change offsets, and so output).
+    /// `--version`: graph-ics's version, the versions of the C libraries it runs with (``LinkedLibraries``),
+    /// then the release of the zone database it converts times with (a tzdata release can change offsets,
+    /// and so output).
     static var versionText: String {
         let tz = TZData.system
-        return """
-            graph-ics \(GraphICSVersion.version)
-            tzdata \(tz.version ?? "unknown") (\(tz.directory))
-
-            """
+        let libraries = LinkedLibraries.versions.map { "\($0.name) \($0.version)\n" }.joined()
+        return "graph-ics \(GraphICSVersion.version)\n" + libraries
+            + "tzdata \(tz.version ?? "unknown") (\(tz.directory))\n"
     }
 
     /// What a command line asks for, before anything runs.

@@ -60,17 +60,6 @@ import Testing
         }
     }
 
-    @Test("--version prints the version and the release of the zone database it reads")
-    func version() throws {
-        let result = try graphICS(["--version"])
-        #expect(result.status == 0)
-        // The release as tzdata.zi's first line names it, read here independently of graph-ics.
-        let zi = try String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8)
-        let release = try #require(zi.split(separator: "\n").first?.split(separator: " ").last)
-        #expect(result.out == "graph-ics 0.1.0\ntzdata \(release) (/usr/share/zoneinfo)\n")
-        #expect(result.stderr.isEmpty)
-    }
-
     @Test("no arguments is a usage error with the help on stderr")
     func noArguments() throws {
         let result = try graphICS([])
