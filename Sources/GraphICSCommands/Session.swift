@@ -48,7 +48,9 @@ struct Session {
             mailbox: options.user.map { .user($0) } ?? .me,
             transport: transport,
             tokens: tokens,
-            log: log
+            log: log,
+            // Waiting in silence looks like a hang; a script reading stderr does not need the notes.
+            notice: terminal.stderrIsTerminal ? { @Sendable line in terminal.note(line) } : nil
         )
         let grant: Grant =
             tokens is ClientCredentialsTokenSource
