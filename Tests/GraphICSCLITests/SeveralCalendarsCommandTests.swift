@@ -101,4 +101,36 @@ import Testing
         #expect(broken.err.contains("config:3: unknown key 'defaults.colour'"), "stderr: \(broken.err)")
         #expect(account.standIn.operations.count == asked, "nothing is asked of Graph with a broken config file")
     }
+
+    @Test("add and import put events into defaults.calendar when --calendar is not given")
+    func configCalendarForWrites() throws {
+        let account = try Self.mailbox()
+        let environment = account.tokenEnvironment()
+        _ = try account.run(["config", "set", "defaults.calendar", "Birthdays"], environment: environment)
+        let add = try account.run(
+            ["add", "--subject", "Cake", "--start", "2026-12-01T16:00", "--end", "2026-12-01T17:00", "--tz", "UTC"],
+            environment: environment)
+        #expect(add.status == 0, "stderr: \(add.err)")
+        let file = account.folder.appendingPathComponent("party.ics")
+        try """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//test//EN\r
+            BEGIN:VEVENT\r
+            UID:party-1@example.com\r
+            DTSTAMP:20261101T000000Z\r
+            DTSTART:20261201T180000Z\r
+            DTEND:20261201T190000Z\r
+            SUMMARY:Party\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let imported = try account.run(["import", file.path], environment: environment)
+        #expect(imported.status == 0, "stderr: \(imported.err)")
+        let agenda = try account.run(
+            ["agenda", "--json", "--calendar", "Birthdays"] + Self.dates, environment: environment)
+        let array = try #require(try JSONSerialization.jsonObject(with: agenda.stdout) as? [[String: Any]])
+        #expect(array.map { $0["subject"] as? String } == ["Cake", "Party"])
+    }
 }
