@@ -113,19 +113,19 @@ import Testing
         #expect(add.status == 0, "stderr: \(add.err)")
         let file = account.folder.appendingPathComponent("party.ics")
         try """
-            BEGIN:VCALENDAR\r
-            VERSION:2.0\r
-            PRODID:-//test//EN\r
-            BEGIN:VEVENT\r
-            UID:party-1@example.com\r
-            DTSTAMP:20261101T000000Z\r
-            DTSTART:20261201T180000Z\r
-            DTEND:20261201T190000Z\r
-            SUMMARY:Party\r
-            END:VEVENT\r
-            END:VCALENDAR\r
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//test//EN\r
+        BEGIN:VEVENT\r
+        UID:party-1@example.com\r
+        DTSTAMP:20261101T000000Z\r
+        DTSTART:20261201T180000Z\r
+        DTEND:20261201T190000Z\r
+        SUMMARY:Party\r
+        END:VEVENT\r
+        END:VCALENDAR\r
 
-            """.write(to: file, atomically: true, encoding: .utf8)
+        """.write(to: file, atomically: true, encoding: .utf8)
         let imported = try account.run(["import", file.path], environment: environment)
         #expect(imported.status == 0, "stderr: \(imported.err)")
         let agenda = try account.run(
