@@ -7,12 +7,13 @@ import ICalBridge
 struct LoginCommand: Command {
     static let name = "login"
     static let abstract = "Sign in to Microsoft 365 / Outlook.com (device code; no browser needed here)."
-    static let synopsis = ["[--tenant T] [--client-id ID] [--read-only] [--authority URL]"]
+    static let synopsis = ["[--name NAME] [--tenant T] [--client-id ID] [--read-only] [--authority URL]"]
     static let discussion = """
         Signs in with the device code flow: graph-ics prints a web address and a code; open the address
         on any device, enter the code and sign in there. The tokens are saved in
         $GRAPH_ICS_CONFIG_DIR (default $XDG_CONFIG_HOME/graph-ics, else ~/.config/graph-ics): the folder
-        is readable by you only (0700), each file too (0600). Tokens are never printed.
+        is readable by you only (0700), each file too (0600). Tokens are never printed. Sign in
+        once per account; choose one with --account (or 'graph-ics accounts default NAME').
 
         graph-ics needs an app registration in Microsoft Entra ID (see the README): a public client
         ("Allow public client flows" on) with the delegated permissions User.Read,
@@ -25,6 +26,9 @@ struct LoginCommand: Command {
         """
 
     struct Options: OptionGroup {
+        let name = Option(
+            "--name", value: "NAME", help: "A short name for this sign-in, for --account (such as 'work')."
+        ).refusingEmpty("--name needs a name for the sign-in, such as 'work'")
         let tenant = Option(
             "--tenant", value: "T",
             help: "Directory (tenant) id or domain, 'organizations', 'consumers' or 'common' (the default; "
@@ -38,6 +42,7 @@ struct LoginCommand: Command {
         let connection = ConnectionOptions.Declarations.signIn
     }
 
+    var name: String?
     var tenant: String?
     var clientID: String?
     var readOnly: Bool
@@ -45,6 +50,7 @@ struct LoginCommand: Command {
 
     init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else { throw UsageError("login takes no arguments") }
+        name = try parsed[\.name]
         tenant = try parsed[\.tenant]
         clientID = try parsed[\.clientID]
         readOnly = parsed[\.readOnly]
@@ -57,6 +63,7 @@ struct LoginCommand: Command {
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let configuration = try AuthConfiguration.fromEnvironment(
             authority: connection.authority, tenant: tenant, clientID: clientID, graphURL: connection.graphURL)
+        let store = TokenStore(configuration: configuration)
         let transport = try Session.transport(environment: ProcessInfo.processInfo.environment)
         let signIn = DeviceCodeSignIn(
             configuration: configuration, need: readOnly ? .read : .write, transport: transport)
@@ -74,51 +81,84 @@ struct LoginCommand: Command {
         if let me = try? client.me() {
             account.userName = me.userPrincipalName ?? me.mail ?? me.displayName
         }
-        let store = TokenStore(configuration: configuration)
-        try store.save(account)
+        account.name = name
+        try save(account, in: store)
         let who = account.userName.map { " as \($0)" } ?? ""
         terminal.note("signed in\(who); the sign-in is saved in \(store.directory.path)")
         return .ok
+    }
+
+    /// Saves the sign-in under a key naming its user, so that another person's sign-in with the same app
+    /// registration and tenant stays; a sign-in of the same user saved before graph-ics kept several (a
+    /// key without a user) is replaced.
+    func save(_ account: AccountTokens, in store: TokenStore) throws {
+        var account = account
+        account.keyUser = account.userName?.lowercased()
+        if let name, let other = try store.list().first(where: { $0.name?.lowercased() == name.lowercased() }),
+            other.accountKey != account.accountKey
+        {
+            throw CommandFailure(
+                .usage,
+                "the saved sign-in \(other.userName ?? other.accountKey) is already named '\(name)'; nothing was "
+                    + "saved: sign in again with another --name (or 'graph-ics logout --account \(name)' first)")
+        }
+        try store.save(account)
+        let older = AccountTokens.accountKey(
+            authority: account.authority, tenant: account.tenant, clientID: account.clientID)
+        guard older != account.accountKey, let old = try? store.load(accountKey: older) else { return }
+        if old.userName == nil || old.userName?.lowercased() == account.keyUser {
+            try store.delete(accountKey: older)
+        }
     }
 }
 
 /// `graph-ics logout`: forgets saved sign-ins.
 struct LogoutCommand: Command {
     static let name = "logout"
-    static let abstract = "Forget the saved sign-in (delete its tokens from this machine)."
-    static let synopsis = ["[--tenant T] [--client-id ID]"]
+    static let abstract = "Forget a saved sign-in (delete its tokens from this machine)."
+    static let synopsis = ["[--account NAME|UPN | --all | --tenant T | --client-id ID]"]
     static let discussion = """
-        Deletes the saved sign-ins from graph-ics's configuration folder: all of them, or those of the
-        given tenant and client id. The tokens stop working on this machine at once; to end the
-        sign-in everywhere, sign out at https://myaccount.microsoft.com.
+        Deletes saved sign-ins from graph-ics's configuration folder: the one --account names, every
+        one (--all), or those of the given tenant and client id. Without any of them it deletes the
+        only one; when there are several it lists them and asks which. The tokens stop working on
+        this machine at once; to end the sign-in everywhere, sign out at
+        https://myaccount.microsoft.com.
         """
 
     struct Options: OptionGroup {
+        let account = Option.account(help: "Only this saved sign-in (a name, user or key from 'graph-ics accounts').")
+        let all = Flag("--all", help: "Every saved sign-in.")
         let tenant = Option("--tenant", value: "T", help: "Only the sign-ins for this tenant.")
         let clientID = Option("--client-id", value: "ID", help: "Only the sign-ins made with this app registration.")
     }
 
+    var account: String?
+    var all: Bool
     var tenant: String?
     var clientID: String?
 
     init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else { throw UsageError("logout takes no arguments") }
+        account = try parsed[\.account]
+        all = parsed[\.all]
         tenant = try parsed[\.tenant]
         clientID = try parsed[\.clientID]
+        if all && (account != nil || tenant != nil || clientID != nil) {
+            throw UsageError("--all removes every saved sign-in; give it alone")
+        }
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let configuration = try AuthConfiguration.fromEnvironment(tenant: tenant, clientID: clientID)
         let store = TokenStore(configuration: configuration)
-        var removed = 0
-        if tenant == nil && clientID == nil {
+        let removed: Int
+        if all {
             // By file name: a damaged token file must not stop a logout.
             removed = try store.deleteAll()
-        }
-        for account in tenant == nil && clientID == nil ? [] : try store.list() {
-            if let tenant, tenant.lowercased() != account.tenant.lowercased() { continue }
-            if let clientID, clientID.lowercased() != account.clientID.lowercased() { continue }
-            if try store.delete(accountKey: account.accountKey) { removed += 1 }
+        } else {
+            removed = try chosen(configuration, store).reduce(0) { count, account in
+                try store.delete(accountKey: account.accountKey) ? count + 1 : count
+            }
         }
         if removed == 0 {
             terminal.note("no saved sign-in to remove in \(store.directory.path)")
@@ -126,6 +166,17 @@ struct LogoutCommand: Command {
             terminal.note("signed out: removed \(removed) saved sign-in\(removed == 1 ? "" : "s")")
         }
         return .ok
+    }
+
+    /// The sign-ins to remove: `--account`'s, those of `--tenant`/`--client-id`, else the only one.
+    private func chosen(_ configuration: AuthConfiguration, _ store: TokenStore) throws -> [AccountTokens] {
+        let candidates = try TokenSourceFactory.matching(configuration, in: store)
+        if let account { return [try TokenSourceFactory.account(named: account, among: candidates)] }
+        if tenant != nil || clientID != nil || candidates.count <= 1 { return candidates }
+        throw CommandFailure(
+            .usage,
+            "there are \(candidates.count) saved sign-ins (\(TokenSourceFactory.names(candidates))); choose one "
+                + "with --account NAME, or remove them all with --all")
     }
 }
 

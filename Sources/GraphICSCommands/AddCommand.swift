@@ -118,7 +118,7 @@ struct AddCommand: Command {
         let when = try times.when(TypedTime(zone: zone), terminal: terminal)
         let draft = EventDraft(
             subject: subject, when: when, zone: zone, attendees: attendees, body: body, location: location)
-        let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
+        let calendarID = try CalendarChoice.id(for: session.calendar(calendar), in: session.client)
         if !attendees.isEmpty {
             let names = attendees.map(\.description).joined(separator: ", ")
             terminal.note("Graph will send invitations to \(names)")

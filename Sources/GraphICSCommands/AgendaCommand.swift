@@ -7,8 +7,8 @@ struct AgendaCommand: Command {
     static let name = "agenda"
     static let abstract = "Show the week at a glance: events per day, in your time zone."
     static let synopsis = [
-        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--tz ZONE]",
-        "[--user UPN] [--json]",
+        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars]",
+        "[--tz ZONE] [--account NAME] [--user UPN] [--json]",
     ]
     static let discussion = """
         Shows the events of a week (this one unless told otherwise) under one heading per day, such
@@ -21,8 +21,8 @@ struct AgendaCommand: Command {
         "[cancelled]".
 
         With --json, standard output is a JSON array instead, one object per event in start order,
-        each with the keys id, subject, start, end, isAllDay, location, organizer (the name) and
-        isCancelled; start and end are ISO 8601 with the UTC offset of the display zone
+        each with the keys id, subject, start, end, isAllDay, location, organizer (the name),
+        isCancelled and calendar (its name, when several calendars are read); start and end are ISO 8601 with the UTC offset of the display zone
         (2026-11-30T09:00:00+01:00); for all-day events they are midnight of the first day and of the
         day after the last one. Absent values are null.
         """
@@ -38,8 +38,7 @@ struct AgendaCommand: Command {
 
     struct Options: OptionGroup {
         let range = RangeOption.Declarations()
-        let calendar = Option.calendar(
-            help: "Show this calendar (see 'graph-ics calendars'); default calendar otherwise.")
+        let calendars = CalendarSet.Declarations()
         let zone = Option.zone(
             help: "Show times (and choose weeks) in this zone (IANA such as Europe/Berlin, or Windows) instead "
                 + "of the mailbox's.")
@@ -48,7 +47,7 @@ struct AgendaCommand: Command {
     }
 
     var range: RangeOption
-    var calendar: String?
+    var calendars: CalendarSet.Request
     var zone: ResolvedZone?
     var json: Bool
     var connection: ConnectionOptions
@@ -59,7 +58,7 @@ struct AgendaCommand: Command {
         // A week or dates that cannot be read (or that Graph cannot answer for) are a usage error before
         // anything is asked of Graph.
         _ = try range.resolve(in: .utc)
-        calendar = try parsed[\.calendar]
+        calendars = try CalendarSet.Request(parsed.group(\.calendars))
         json = parsed[\.json]
         connection = try ConnectionOptions(parsed.group(\.connection))
         zone = try parsed[\.zone]
@@ -70,22 +69,20 @@ struct AgendaCommand: Command {
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let days = try range.resolve(in: zone)
         days.warnIfLong(terminal)
-        let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
         var entries: [AgendaEntry] = []
         var diagnostics: [Diagnostic] = []
-        var page = 0
-        try session.client.calendarView(calendarID: calendarID, start: days.startDate, end: days.endDate) { data in
-            page += 1
-            let document = try GraphEventDocument.decode(data, file: "calendarView page \(page)")
+        let calendarSet = try CalendarSet.resolve(calendars, session: session)
+        try calendarSet.events(session.client, start: days.startDate, end: days.endDate) { document, page, calendar in
             diagnostics += document.diagnostics
             for event in document.events {
-                if let entry = AgendaEntry(event) {
+                if var entry = AgendaEntry(event) {
+                    entry.calendar = calendar
                     entries.append(entry)
                 } else {
                     diagnostics.append(
                         Diagnostic(
-                            .error, "has no readable start or end; not shown", file: "calendarView page \(page)",
-                            eventID: event.id, subject: event.subject))
+                            .error, "has no readable start or end; not shown", file: page, eventID: event.id,
+                            subject: event.subject))
                 }
             }
         }
@@ -117,6 +114,8 @@ struct AgendaEntry {
     var isCancelled: Bool
     var organizer: String?
     var location: String?
+    /// The name of the calendar the event came from, when several calendars are read.
+    var calendar: String?
 
     /// Reads a Graph event; nil when its start or end cannot be read.
     init?(_ event: GraphEvent) {
@@ -283,7 +282,7 @@ enum AgendaText {
             case .allDay(let first, let last):
                 (start, end, isAllDay) = (zone.instant(forLocal: first), zone.instant(forLocal: last), true)
             }
-            return [
+            var object: [String: Any] = [
                 "id": entry.id ?? NSNull(),
                 "subject": entry.subject,
                 "start": iso8601(start, in: zone),
@@ -293,6 +292,8 @@ enum AgendaText {
                 "location": entry.location ?? NSNull(),
                 "organizer": entry.organizer ?? NSNull(),
             ]
+            object["calendar"] = entry.calendar
+            return object
         }
         let data = try JSONSerialization.data(
             withJSONObject: objects, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])

@@ -7,7 +7,8 @@ struct ExportCommand: Command {
     static let name = "export"
     static let abstract = "Export a week (or any days) of a calendar to .ics."
     static let synopsis = [
-        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--user UPN]",
+        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars]",
+        "[--account NAME] [--user UPN]",
         "[--recurrence instances|series] [--detail full|limited|busy] [--show-private]",
         "[--exclude-declined] [--exclude-cancelled] [--category C]...",
         "[--tz ZONE] [-o FILE|-] [--verbose]",
@@ -17,6 +18,10 @@ struct ExportCommand: Command {
         them as one iCalendar file: every event with its time zone (a VTIMEZONE for each zone used),
         attendees, body, location, reminder and status. Graph's pages are converted as they arrive,
         so memory stays small however many events there are.
+
+        With several calendars (--calendar repeated, or --all-calendars) the file holds them all,
+        each event with an X-GRAPH-ICS-CALENDAR property naming its calendar; an event two of them
+        hold (a meeting in a shared calendar) is written once.
 
         --detail limited writes times, subject, location and show-as only; --detail busy only times
         and show-as, each event titled Busy, Tentative, Out of office or Working elsewhere (free
@@ -48,8 +53,7 @@ struct ExportCommand: Command {
 
     struct Options: OptionGroup {
         let range = RangeOption.Declarations()
-        let calendar = Option.calendar(
-            help: "Export this calendar (see 'graph-ics calendars'); default calendar otherwise.")
+        let calendars = CalendarSet.Declarations()
         let recurrence = Option<GraphToICS.RecurrenceStyle>(
             "--recurrence", value: "HOW",
             help: "instances: every occurrence of a series is an event of its own, with a UID of its own (the "
@@ -66,7 +70,7 @@ struct ExportCommand: Command {
     }
 
     var range: RangeOption
-    var calendar: String?
+    var calendars: CalendarSet.Request
     var recurrence: GraphToICS.RecurrenceStyle
     var selection: EventSelection
     var zone: ResolvedZone?
@@ -80,8 +84,11 @@ struct ExportCommand: Command {
         range = try RangeOption(parsed.group(\.range))
         // A week or dates that cannot be read are a usage error before anything is asked of Graph.
         _ = try range.resolve(in: .utc)
-        calendar = try parsed[\.calendar]
+        calendars = try CalendarSet.Request(parsed.group(\.calendars))
         recurrence = try parsed[\.recurrence]
+        if recurrence == .series && (calendars.all || calendars.names.count > 1) {
+            throw UsageError("--recurrence series exports one calendar; give one --calendar")
+        }
         selection = try SelectionOptions(parsed.group(\.selection), defaults: .export).selection
         zone = try parsed[\.zone]
         output = try parsed[\.output]
@@ -96,13 +103,20 @@ struct ExportCommand: Command {
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let days = try range.resolve(in: zone)
         days.warnIfLong(terminal)
-        let calendarID = try CalendarChoice.id(for: calendar, in: session.client)
+        let calendarSet = try CalendarSet.resolve(calendars, session: session)
+        let calendarID = calendarSet.members.first?.id
         let options = ExportOptions(
             fallbackZone: zone, file: "calendarView",
-            calendarName: CalendarChoice.name(of: calendarID, in: session.client), selection: selection)
-        let request = CalendarExporter.Request(
+            calendarName: calendarSet.isSeveral ? nil : CalendarChoice.name(of: calendarID, in: session.client),
+            selection: selection)
+        var request = CalendarExporter.Request(
             calendarID: calendarID, start: days.startDate, end: days.endDate, recurrence: recurrence,
             options: options)
+        if calendarSet.isSeveral {
+            request.calendars = calendarSet.members.compactMap { member in
+                member.id.map { CalendarExporter.Request.Source(id: $0, name: member.name ?? $0) }
+            }
+        }
         let progress = ProgressLine(terminal: terminal, lines: connection.verbose)
         let summary: GraphToICS.Summary
         do {

@@ -135,7 +135,7 @@ struct ImportCommand: Command {
             ? try? Session.open(connection, need: .read, terminal: terminal)
             : try Session.open(connection, need: dryRun ? .read : .write, terminal: terminal)
         let userZone = try session?.mailboxZone(override: zone, terminal: terminal) ?? zone ?? .utc
-        let calendarID = try session.flatMap { try Self.calendarID(for: calendar, in: $0.client) }
+        let calendarID = try session.flatMap { try Self.calendarID(for: $0.calendar(calendar), in: $0.client) }
         let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
         let planned = plan(readable, zone: userZone, settings, terminal, quiet: false)
         failures += planned.failures

@@ -8,6 +8,7 @@ public enum Program {
     static var commands: [any Command.Type] {
         [
             ConvertCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self, CalendarsCommand.self,
+            AccountsCommand.self, ConfigCommand.self,
             AgendaCommand.self, AddCommand.self, ExportCommand.self, ImportCommand.self, SyncCommand.self,
             EditCommand.self, DeleteCommand.self, RespondCommand.self,
             FeedCommand.self, ServeCommand.self,

@@ -21,9 +21,12 @@ struct Session {
     var grant: Grant = .delegated
     /// Where the client's tokens come from (a saved sign-in knows the user's name without asking Graph).
     var tokens: (any AccessTokenSource)?
+    /// The user's defaults (`$GRAPH_ICS_CONFIG_DIR/config`).
+    var config = UserConfig()
 
     /// Opens the session a command needs: reads the configuration (flags first, then `GRAPH_ICS_*`),
-    /// chooses the token source (`GRAPH_ICS_ACCESS_TOKEN`, app-only with `--user`, or the saved sign-in)
+    /// reads the config file, chooses the token source (`GRAPH_ICS_ACCESS_TOKEN`, app-only with `--user`,
+    /// or the saved sign-in `--account` names, else the config's `defaults.account`, else the only one)
     /// and creates the client for `/me` or `/users/{upn}`, over a transport with the time limit of
     /// `GRAPH_ICS_TIMEOUT` (see ``transport(environment:)``).
     static func open(
@@ -34,23 +37,27 @@ struct Session {
     ) throws -> Session {
         let configuration = try AuthConfiguration.fromEnvironment(
             environment, authority: options.authority, graphURL: options.graphURL)
+        let config = try UserConfig.load(directory: configuration.configDirectory)
         let transport = try transport(environment: environment)
         let tokens = try TokenSourceFactory.make(
-            need: need, user: options.user, configuration: configuration, environment: environment,
-            transport: transport)
+            need: need, user: options.user, account: options.account ?? config.account,
+            configuration: configuration, environment: environment, transport: transport)
         let log: (@Sendable (String) -> Void)? = options.verbose ? { @Sendable line in terminal.note(line) } : nil
         let client = GraphClient(
             baseURL: configuration.graphBaseURL,
             mailbox: options.user.map { .user($0) } ?? .me,
             transport: transport,
             tokens: tokens,
-            log: log
+            log: log,
+            // Waiting in silence looks like a hang; a script reading stderr does not need the notes.
+            notice: terminal.stderrIsTerminal ? { @Sendable line in terminal.note(line) } : nil
         )
         let grant: Grant =
             tokens is ClientCredentialsTokenSource
             ? .application : tokens is StaticTokenSource ? .givenToken : .delegated
         return Session(
-            configuration: configuration, transport: transport, client: client, grant: grant, tokens: tokens)
+            configuration: configuration, transport: transport, client: client, grant: grant, tokens: tokens,
+            config: config)
     }
 
     /// The longest `GRAPH_ICS_TIMEOUT` graph-ics takes, in seconds (one hour).
@@ -75,13 +82,13 @@ struct Session {
         return CurlTransport(connectTimeout: min(.seconds(10), timeout), defaultTimeout: timeout)
     }
 
-    /// The zone dates and times are read and shown in: `--tz` when given, else the mailbox's own zone
-    /// (Windows or IANA name), else UTC with a warning.
+    /// The zone dates and times are read and shown in: `--tz` when given, else the config's
+    /// `defaults.zone`, else the mailbox's own zone (Windows or IANA name), else UTC with a warning.
     ///
     /// - Throws: `CommandFailure` (exit 77) naming `MailboxSettings.Read` and `--tz` when Graph refuses the
     ///   mailbox settings: every week boundary depends on the zone, so there is no silent fallback.
     func mailboxZone(override: ResolvedZone?, terminal: Terminal) throws -> ResolvedZone {
-        if let override { return override }
+        if let override = override ?? config.zone { return override }
         let settings = try mailboxSettings(tzAvoidsIt: true)
         if let name = settings.timeZone, case .resolved(let zone, _) = ZoneResolver.resolve(name) {
             return zone
@@ -89,6 +96,12 @@ struct Session {
         let what = settings.timeZone.map { "'\($0)', which graph-ics does not know" } ?? "no time zone"
         terminal.warning("the mailbox has \(what); using UTC (give one with --tz)")
         return .utc
+    }
+
+    /// The calendar a command uses: `--calendar` when given, else the config's `defaults.calendar`, else
+    /// nil (the mailbox's default calendar).
+    func calendar(_ given: String?) -> String? {
+        given ?? config.calendar
     }
 
     /// The mailbox's settings (`GET …/mailboxSettings`); a 403 becomes a failure naming the permission, and

@@ -2,13 +2,18 @@ import ICalBridge
 
 /// The options shared by every command that talks to Microsoft Graph.
 struct ConnectionOptions {
+    var account: String?
     var graphURL: String?
     var authority: String?
     var user: String?
     var verbose: Bool
 
-    /// `--user`, `--graph-url`, `--authority`, `-v`: declared here once for every command that has them.
+    /// `--account`, `--user`, `--graph-url`, `--authority`, `-v`: declared here once for every command that
+    /// has them.
     struct Declarations: OptionGroup {
+        var account = Option.account(
+            help: "Use this saved sign-in (a name, user or key from 'graph-ics accounts'; else "
+                + "defaults.account in the config file, else the only one).")
         var user = Option(
             "--user", value: "UPN",
             help: "Work on another user's mailbox: app-only sign-in with the client secret in "
@@ -27,6 +32,7 @@ struct ConnectionOptions {
         static var signIn: Declarations {
             var declarations = Declarations()
             declarations.user = declarations.user.hidden()
+            declarations.account = declarations.account.hidden()
             declarations.verbose = declarations.verbose.hidden()
             declarations.authority = Option(
                 "--authority", value: "URL",
@@ -38,6 +44,7 @@ struct ConnectionOptions {
     }
 
     init(_ parsed: Parsed<Declarations>) throws(UsageError) {
+        account = try parsed[\.account]
         graphURL = try parsed[\.graphURL]
         authority = try parsed[\.authority]
         user = try parsed[\.user]
@@ -110,6 +117,12 @@ extension Option where Value == String {
             "-o", "--output", value: "FILE", help: "Write to FILE ('-' for standard output, the default).",
             completion: .file
         ).refusingEmpty("-o needs a file name or '-'")
+    }
+
+    /// `--account NAME|UPN`: which saved sign-in a command uses; `help` says how it is chosen without it.
+    static func account(help: String) -> Option {
+        Option("--account", value: "NAME|UPN", help: help)
+            .refusingEmpty("--account needs the name, user or key of a saved sign-in (see 'graph-ics accounts')")
     }
 
     /// `--calendar NAME|ID`; `help` says what the command does with that calendar.

@@ -30,7 +30,7 @@ import Testing
         #expect(
             lines == [
                 "error: unknown option '--calender' (did you mean '--calendar'?)",
-                "Usage: graph-ics export [--week WEEK | --from DATE --to DATE] [--calendar NAME|ID] [--user UPN]",
+                "Usage: graph-ics export [--week WEEK | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars]",
                 "See 'graph-ics export --help'.",
             ])
         #expect(

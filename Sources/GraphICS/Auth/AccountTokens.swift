@@ -23,6 +23,13 @@ public struct AccountTokens: Sendable, Equatable, Codable, CustomStringConvertib
     public var scopes: [String]
     /// The user's sign-in name, once graph-ics has learned it (`GET /me`), for `whoami`.
     public var userName: String?
+    /// The name the user gave the sign-in (`graph-ics login --name work`), for `--account`.
+    public var name: String?
+    /// The user the account key names (lower-cased), so that two people signed in with one app
+    /// registration and tenant keep two files. Sign-ins saved before graph-ics kept several have none.
+    public var keyUser: String?
+    /// When graph-ics last redeemed the refresh token (`graph-ics accounts` shows it); nil: never.
+    public var refreshTokenUsedAt: Date?
 
     public init(
         authority: String,
@@ -44,10 +51,21 @@ public struct AccountTokens: Sendable, Equatable, Codable, CustomStringConvertib
         self.userName = userName
     }
 
-    /// Names the account in the store: authority host, tenant and client id, for example
-    /// `login.microsoftonline.com/common/0f1e…`. Lower-cased: all three are case-insensitive.
+    /// Names the account in the store: authority host, tenant and client id, and the user when
+    /// ``keyUser`` is set, for example `login.microsoftonline.com/common/0f1e…#megan@contoso.com`.
+    /// Lower-cased: all of them are case-insensitive.
     public var accountKey: String {
-        AccountTokens.accountKey(authority: authority, tenant: tenant, clientID: clientID)
+        let key = AccountTokens.accountKey(authority: authority, tenant: tenant, clientID: clientID)
+        return keyUser.map { key + "#" + $0.lowercased() } ?? key
+    }
+
+    /// What `--account` and `graph-ics accounts` call the sign-in: its name, else its user, else its key.
+    public var displayName: String { name ?? userName ?? accountKey }
+
+    /// Whether `--account text` names this sign-in: its name, its user name or its key, ignoring case.
+    public func isNamed(_ text: String) -> Bool {
+        let wanted = text.lowercased()
+        return [name, userName, accountKey].contains { $0?.lowercased() == wanted }
     }
 
     /// The ``accountKey`` an account signed in with these settings would have.
@@ -66,7 +84,7 @@ public struct AccountTokens: Sendable, Equatable, Codable, CustomStringConvertib
     enum CodingKeys: String, CodingKey {
         case authority, tenant
         case clientID = "clientId"
-        case accessToken, expiresAt, refreshToken, scopes, userName
+        case accessToken, expiresAt, refreshToken, scopes, userName, name, keyUser, refreshTokenUsedAt
     }
 
     public var description: String {

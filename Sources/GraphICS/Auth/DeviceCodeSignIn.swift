@@ -171,5 +171,8 @@ extension AccountTokens {
             scopes: scopes,
             userName: previous?.userName
         )
+        name = previous?.name
+        keyUser = previous?.keyUser
+        refreshTokenUsedAt = previous?.refreshTokenUsedAt
     }
 }

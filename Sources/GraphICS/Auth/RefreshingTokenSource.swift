@@ -160,7 +160,7 @@ public final class RefreshingTokenSource: AccessTokenSource, Sendable {
                 throw underlying
             }
         }
-        let renewed = try AccountTokens(
+        var renewed = try AccountTokens(
             reply: reply,
             sentAt: sent,
             authority: state.account.authority,
@@ -168,6 +168,7 @@ public final class RefreshingTokenSource: AccessTokenSource, Sendable {
             clientID: state.account.clientID,
             previous: state.account
         )
+        renewed.refreshTokenUsedAt = sent
         state.account = renewed
         try store.save(renewed)
         return renewed.accessToken

@@ -6,7 +6,8 @@ import Foundation
 /// 1. `GRAPH_ICS_ACCESS_TOKEN` set: ``StaticTokenSource``.
 /// 2. A client secret configured (`GRAPH_ICS_CLIENT_SECRET` or `GRAPH_ICS_CLIENT_SECRET_FILE`) and a
 ///    user named (`--user`): ``ClientCredentialsTokenSource`` (app-only, `/users/{upn}`).
-/// 3. A stored account matching the configuration: ``RefreshingTokenSource``.
+/// 3. A stored account matching the configuration (and `--account`, or the configured default):
+///    ``RefreshingTokenSource``.
 /// 4. Otherwise ``AuthError`` with ``AuthError/Code/notSignedIn``: "run `graph-ics login`".
 public enum TokenSourceFactory {
     /// The token source for a command.
@@ -14,9 +15,11 @@ public enum TokenSourceFactory {
     /// - Parameters:
     ///   - need: what the command does; a stored sign-in without write permission is refused for `.write`.
     ///   - user: the UPN given with `--user`, if any.
+    ///   - account: which saved sign-in to use (`--account`, else the configured default), if any.
     public static func make(
         need: AccessNeed,
         user: String?,
+        account accountName: String? = nil,
         configuration: AuthConfiguration,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         transport: any HTTPTransport,
@@ -34,7 +37,7 @@ public enum TokenSourceFactory {
             )
         }
         let store = TokenStore(configuration: configuration)
-        let account = try storedAccount(for: configuration, in: store)
+        let account = try storedAccount(for: configuration, in: store, named: accountName)
         guard need.isSatisfied(by: account.scopes) else {
             throw AuthError(
                 .insufficientScope,
@@ -48,15 +51,72 @@ public enum TokenSourceFactory {
     /// The stored account the configuration refers to.
     ///
     /// Settings the user gave (authority, tenant, client id) must match; settings left out match any
-    /// account, so after `graph-ics login --client-id X --tenant T` other commands need neither. When
-    /// several accounts match, the one with exactly the defaulted key wins; otherwise the user is asked
-    /// to name one.
+    /// account, so after `graph-ics login --client-id X --tenant T` other commands need neither. With
+    /// `name` (`--account`, or the configured default) the one sign-in of that name, user name or key
+    /// is used. Otherwise, when several accounts match, the one with exactly the defaulted key wins, or
+    /// the user is asked to choose one with `--account`.
     public static func storedAccount(
         for configuration: AuthConfiguration,
-        in store: TokenStore
+        in store: TokenStore,
+        named name: String? = nil
     ) throws(AuthError) -> AccountTokens {
+        let candidates = try matching(configuration, in: store)
+        if let name, !name.isEmpty { return try account(named: name, among: candidates) }
+        if candidates.count == 1, let only = candidates.first { return only }
+        if candidates.isEmpty {
+            throw AuthError(.notSignedIn, "graph-ics is not signed in; run `graph-ics login`.")
+        }
+        if let clientID = configuration.clientID {
+            let key = AccountTokens.accountKey(
+                authority: configuration.resolvedAuthority,
+                tenant: configuration.resolvedTenant,
+                clientID: clientID
+            )
+            let exact = candidates.filter {
+                AccountTokens.accountKey(authority: $0.authority, tenant: $0.tenant, clientID: $0.clientID) == key
+            }
+            if exact.count == 1, let only = exact.first { return only }
+        }
+        throw AuthError(
+            .notSignedIn,
+            "graph-ics has \(candidates.count) saved sign-ins (\(names(candidates))); choose one with --account NAME, "
+                + "or make one the default with `graph-ics accounts default NAME`."
+        )
+    }
+
+    /// The one candidate `name` names (``AccountTokens/isNamed(_:)``).
+    public static func account(named name: String, among candidates: [AccountTokens]) throws(AuthError) -> AccountTokens
+    {
+        let named = candidates.filter { $0.isNamed(name) }
+        if named.count == 1, let only = named.first { return only }
+        if candidates.isEmpty {
+            throw AuthError(.notSignedIn, "graph-ics is not signed in; run `graph-ics login`.")
+        }
+        if named.isEmpty {
+            throw AuthError(
+                .notSignedIn,
+                "no saved sign-in is named '\(name)' (there are: \(names(candidates))); see `graph-ics accounts`.")
+        }
+        throw AuthError(
+            .notSignedIn,
+            "\(named.count) saved sign-ins answer to '\(name)' (\(names(named.map(\.accountKey)))); "
+                + "give its key to --account (see `graph-ics accounts`).")
+    }
+
+    public static func names(_ accounts: [AccountTokens]) -> String {
+        names(accounts.map(\.displayName))
+    }
+
+    public static func names(_ list: [String]) -> String {
+        list.map { "'\($0)'" }.joined(separator: ", ")
+    }
+
+    /// The stored accounts whose authority, tenant and client id match those the user gave.
+    public static func matching(
+        _ configuration: AuthConfiguration, in store: TokenStore
+    ) throws(AuthError) -> [AccountTokens] {
         let accounts = try store.list()
-        let candidates = accounts.filter { account in
+        return accounts.filter { account in
             if let authority = configuration.explicitAuthority,
                 AccountTokens.authorityHost(authority) != AccountTokens.authorityHost(account.authority)
             {
@@ -68,21 +128,5 @@ public enum TokenSourceFactory {
             }
             return true
         }
-        if candidates.count == 1, let only = candidates.first { return only }
-        if candidates.isEmpty {
-            throw AuthError(.notSignedIn, "graph-ics is not signed in; run `graph-ics login`.")
-        }
-        if let clientID = configuration.clientID {
-            let key = AccountTokens.accountKey(
-                authority: configuration.resolvedAuthority,
-                tenant: configuration.resolvedTenant,
-                clientID: clientID
-            )
-            if let exact = candidates.first(where: { $0.accountKey == key }) { return exact }
-        }
-        throw AuthError(
-            .notSignedIn,
-            "graph-ics has \(candidates.count) saved sign-ins; choose one with GRAPH_ICS_TENANT and GRAPH_ICS_CLIENT_ID."
-        )
     }
 }

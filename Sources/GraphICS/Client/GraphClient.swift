@@ -35,6 +35,8 @@ public final class GraphClient: Sendable {
     let retry: RetryPolicy
     let limiter: RequestLimiter
     let log: (@Sendable (String) -> Void)?
+    /// Told, once per wait, that graph-ics waits before trying again (``RetryNotice``).
+    let notice: RetryNotice?
     let sleep: @Sendable (Duration) -> Void
     let now: @Sendable () -> Date
     /// The instant before which no request goes out, after Graph asked to wait.
@@ -53,6 +55,8 @@ public final class GraphClient: Sendable {
     /// Creates a client for `mailbox` at `baseURL`.
     ///
     /// - Parameters:
+    ///   - notice: receives `retrying in 4 s (2/6): Graph answered 503` before a wait (the command's
+    ///     terminal shows it); waits of several threads that overlap are told once.
     ///   - sleep: how the client waits before a retry; tests inject a recorder. It must not return
     ///     before the duration has passed.
     ///   - now: the wall clock, for `Retry-After` dates and the policy's deadline.
@@ -64,6 +68,7 @@ public final class GraphClient: Sendable {
         retry: RetryPolicy = .init(),
         limiter: RequestLimiter = .init(limit: 4),
         log: (@Sendable (String) -> Void)? = nil,
+        notice: (@Sendable (String) -> Void)? = nil,
         sleep: @escaping @Sendable (Duration) -> Void = GraphClient.sleep(for:),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -74,6 +79,7 @@ public final class GraphClient: Sendable {
         self.retry = retry
         self.limiter = limiter
         self.log = log
+        self.notice = notice.map { RetryNotice($0) }
         self.sleep = sleep
         self.now = now
         var root = baseURL.absoluteString
@@ -307,12 +313,15 @@ public final class GraphClient: Sendable {
                     afterAttempt: attempt, response: response, error: failure, now: time,
                     elapsed: started.duration(to: ContinuousClock.now))
             {
+                notice?.waiting(
+                    delay, before: attempt + 1, of: retry.maxAttempts,
+                    because: RetryNotice.reason(request.url, response: response, failure: failure))
                 sleep(delay)
                 waited = held  // the delay is at least what this answer's Retry-After asked for
                 continue
             }
             throw finalError(
-                response: response, failure: failure, retried: attempt > 1, retryable: retryable,
+                request, response: response, failure: failure, attempts: attempt, retryable: retryable,
                 operation: operation)
         }
     }
@@ -365,12 +374,14 @@ public final class GraphClient: Sendable {
     }
 
     private func finalError(
+        _ request: HTTPRequest,
         response: HTTPResponse?,
         failure: (any Error)?,
-        retried: Bool,
+        attempts: Int,
         retryable: Bool,
         operation: String
     ) -> GraphError {
+        let retried = attempts > 1
         if let response {
             let kind: GraphError.Kind? = [429, 503, 504].contains(response.status) ? .unavailable : nil
             return GraphError.response(response, operation: operation, kind: kind)
@@ -386,6 +397,14 @@ public final class GraphClient: Sendable {
                 kind = retried || (retryable && retry.maxAttempts > 1) ? .unavailable : .temporary
             case .couldNotResolveHost: kind = .unavailable
             default: kind = .other
+            }
+            if curl.code == .couldNotConnect {
+                // The host is not there: say so once, without libcurl's sentence and without blaming Graph.
+                var error = GraphError(
+                    kind, operation: operation, message: "cannot reach \(RetryNotice.hostAndPort(of: request))",
+                    underlying: curl)
+                error.attempts = attempts
+                return error
             }
             return GraphError(kind, operation: operation, message: curl.message, underlying: curl)
         }

@@ -46,6 +46,8 @@ public struct GraphError: Error, Equatable, Sendable, CustomStringConvertible {
     public var requestID: String?
     /// The error underneath, if any (a `CurlError` for a failure below HTTP).
     public var underlying: (any Error & Sendable)?
+    /// How many times graph-ics tried, when it gave up on a host it could not reach.
+    public var attempts: Int?
 
     public init(
         _ kind: Kind,
@@ -67,6 +69,11 @@ public struct GraphError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// One sentence: the operation, the status and Graph's code, the message, and the request-id.
     public var description: String {
+        if let curl = underlying as? CurlError, curl.code == .couldNotConnect {
+            // Nothing reached Graph: name the host once, not libcurl's sentence blamed on Graph.
+            let tries = attempts.map { $0 > 1 ? " (tried \($0) times)" : "" } ?? ""
+            return "\(message) while \(operation)\(tries); check the network and the Graph URL."
+        }
         var text = "Microsoft Graph failed while \(operation)"
         if let status {
             text += ": HTTP \(status)"

@@ -31,6 +31,21 @@ public struct CalendarExporter: Sendable {
         public var pageSize: Int
         /// Where the unlinked spool files go (`$TMPDIR` or `/tmp` by default).
         public var spoolDirectory: String?
+        /// Several calendars into one file, read in this order (``calendarID`` is then not used): each
+        /// event says which it came from (`X-GRAPH-ICS-CALENDAR`), one that several hold is written once.
+        /// Instances mode only.
+        public var calendars: [Source] = []
+
+        /// One calendar of several: its id and the name its events carry.
+        public struct Source: Sendable, Equatable {
+            public var id: String
+            public var name: String
+
+            public init(id: String, name: String) {
+                self.id = id
+                self.name = name
+            }
+        }
 
         public init(
             calendarID: String? = nil,
@@ -95,12 +110,16 @@ public struct CalendarExporter: Sendable {
             options: request.options, recurrence: request.recurrence, range: range,
             spoolDirectory: request.spoolDirectory)
         do {
-            try client.calendarView(
-                calendarID: request.calendarID, start: request.start, end: request.end, pageSize: request.pageSize
-            ) { page in
-                try stream.add(page: page)
-                let done = stream.progress
-                progress?(Progress(pages: done.pages, events: done.events))
+            let sources: [(id: String?, name: String?)] =
+                request.calendars.isEmpty ? [(request.calendarID, nil)] : request.calendars.map { ($0.id, $0.name) }
+            for source in sources {
+                try client.calendarView(
+                    calendarID: source.id, start: request.start, end: request.end, pageSize: request.pageSize
+                ) { page in
+                    try stream.add(page: page, calendar: source.name)
+                    let done = stream.progress
+                    progress?(Progress(pages: done.pages, events: done.events))
+                }
             }
             if request.recurrence == .series {
                 try completeSeries(stream, request: request, progress: progress)

@@ -11,8 +11,8 @@ import ICalBridge
 ///
 /// Temporaries are named `.<name>.tmp-<pid>-<random>`; one whose process is gone (killed while writing) is
 /// removed by the next write of the same file.
-enum AtomicFile {
-    static func write(_ data: Data, to path: String) throws(FeedStoreError) {
+public enum AtomicFile {
+    public static func write(_ data: Data, to path: String) throws(FeedStoreError) {
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         removeLeftovers(of: name, in: folder)

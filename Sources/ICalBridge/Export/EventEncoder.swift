@@ -162,6 +162,11 @@ public struct EventEncoder: Sendable {
                 context.lines.text("X-GRAPH-ICS-WEBLINK", link)
             }
         },
+        Row(property: "X-GRAPH-ICS-CALENDAR") { context in
+            if let name = context.options.eventCalendar.map(ICalText.singleLine), !name.isEmpty {
+                context.lines.text("X-GRAPH-ICS-CALENDAR", name)
+            }
+        },
         Row(property: "VALARM") { $0.writeAlarm() },
     ]
 }

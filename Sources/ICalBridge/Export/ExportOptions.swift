@@ -18,6 +18,10 @@ public struct ExportOptions: Sendable {
     /// Which events are written and how much of each (`--detail` and the filters); everything unless
     /// given.
     public var selection: EventSelection
+    /// The name of the calendar the events come from, written on each VEVENT as `X-GRAPH-ICS-CALENDAR`
+    /// (iCalendar has no property for it: RFC 7986's NAME and X-WR-CALNAME name the whole file); set when
+    /// one file holds several calendars.
+    public var eventCalendar: String?
 
     public init(
         fallbackZone: ResolvedZone? = nil, timestamp: Int64? = nil, file: String = "<input>",

@@ -55,6 +55,9 @@ extension GraphToICS {
         var series: [String: SeriesState] = [:]
         /// Series ids in the order they were first seen.
         var seriesOrder: [String] = []
+        /// Instances mode, several calendars in one file: the UID and start of each event written, so that
+        /// an event a second calendar holds too (a meeting in a shared calendar) is written once.
+        var written: Set<String>?
         private var job: DispatchGroup?
         private var failure: ICalBridgeError?
         private let queue = DispatchQueue(label: "graph-ics.page-stream")
@@ -92,16 +95,28 @@ extension GraphToICS {
         ///
         /// - Throws: ``ICalBridgeError`` when an earlier page was not usable as a whole or spooling failed;
         ///   the stream is then dead and every later call throws the same error.
-        public func add(page data: Data) throws(ICalBridgeError) {
+        ///
+        /// - Parameter calendar: the calendar the page comes from, written on each of its VEVENTs as
+        ///   `X-GRAPH-ICS-CALENDAR` (``ExportOptions/eventCalendar``); an event already written from an
+        ///   earlier calendar (same UID and start) is then left out. Nil: the stream's own options.
+        public func add(page data: Data, calendar: String? = nil) throws(ICalBridgeError) {
             try settle()
+            var encoder = self.encoder
+            if let calendar {
+                var options = self.options
+                options.eventCalendar = calendar
+                encoder = EventEncoder(options: options)
+                if written == nil { written = [] }
+            }
             counts.withLock { $0.pages += 1 }
             let group = DispatchGroup()
             // The stream is used by one thread at a time: the caller touches it again only after
             // `settle()` has waited for this job.
             nonisolated(unsafe) let stream = self
+            let pageEncoder = encoder
             queue.async(group: group) {
                 do throws(ICalBridgeError) {
-                    try stream.consume(data)
+                    try stream.consume(data, encoder: pageEncoder)
                 } catch {
                     stream.failure = error
                 }
@@ -192,13 +207,12 @@ extension GraphToICS {
         /// Reads one page and spools its events in input order. The reading thread only checks each
         /// event's syntax and finds where it ends; batches are parsed and encoded on all cores while the
         /// next batch is found. Memory holds two batches however large the input is.
-        func consume(_ data: Data) throws(ICalBridgeError) {
+        func consume(_ data: Data, encoder: EventEncoder) throws(ICalBridgeError) {
             var pageDiagnostics: [Diagnostic] = []
             var spoolError: ICalBridgeError?
             var batch: [UnparsedEvent] = []
             batch.reserveCapacity(Self.batchSize)
             var inFlight: (done: DispatchGroup, box: ItemBatch)?
-            let encoder = self.encoder
             let style = self.style
             let file = options.file
             func spool(_ items: [Item]) {
@@ -368,7 +382,9 @@ extension GraphToICS {
             switch item {
             case .encoded(let encoded, let found):
                 diagnostics += found
-                if let encoded { try writer.add(encoded) }
+                if let encoded, written?.insert("\(encoded.sortStart) \(encoded.uid)").inserted ?? true {
+                    try writer.add(encoded)
+                }
             case .occurrence(let id, let original, let isCancelled, let isLeftOut, let fallback, let found):
                 var spooled: SpooledEvent?
                 if let fallback {

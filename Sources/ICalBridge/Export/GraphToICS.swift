@@ -33,7 +33,7 @@ public enum GraphToICS {
         let stream = try PageStream(options: options)
         // VEVENT text is typically about 60 % of Graph's JSON for the same events.
         stream.reserveCapacity(data.count * 2 / 3)
-        try stream.consume(data)
+        try stream.consume(data, encoder: stream.encoder)
         return try stream.finish(into: &sink)
     }
 }

@@ -368,4 +368,39 @@ private enum Pages {
         #expect(Fixtures.line("RECURRENCE-ID", in: override) == "RECURRENCE-ID;VALUE=DATE:20261201")
         #expect(Fixtures.line("DTEND", in: override) == "DTEND;VALUE=DATE:20261203")
     }
+
+    @Test("pages of several calendars: each VEVENT names its calendar; an event a later calendar holds too is left out")
+    func severalCalendars() throws {
+        let stream = try GraphToICS.PageStream(options: Pages.options(file: "calendarView"))
+        let mine = Pages.single("a", subject: "Mine", start: "2026-12-01T08:00:00", end: "2026-12-01T09:00:00")
+        var meeting = Pages.single("b", subject: "Meeting", start: "2026-12-01T10:00:00", end: "2026-12-01T11:00:00")
+        try stream.add(page: Pages.page([mine, meeting]), calendar: "Calendar")
+        // The same meeting in the shared calendar: another id, the same iCalUId and start.
+        meeting["id"] = "b-in-team"
+        let team = Pages.single("c", subject: "Team; only", start: "2026-12-01T12:00:00", end: "2026-12-01T13:00:00")
+        try stream.add(page: Pages.page([meeting, team]), calendar: "Team, Munich")
+        var buffer = ByteBuffer()
+        let summary = try stream.finish(into: &buffer)
+        let text = String(decoding: buffer.bytes, as: UTF8.self)
+        #expect(summary.written == 3)
+        let calendars = text.components(separatedBy: "\r\n").filter { $0.hasPrefix("X-GRAPH-ICS-CALENDAR:") }
+        #expect(
+            calendars == [
+                "X-GRAPH-ICS-CALENDAR:Calendar", "X-GRAPH-ICS-CALENDAR:Calendar", "X-GRAPH-ICS-CALENDAR:Team\\, Munich",
+            ])
+        #expect(!text.contains("b-in-team"))
+    }
+
+    @Test("a page without a calendar writes no X-GRAPH-ICS-CALENDAR and leaves repeated UIDs as they are")
+    func oneCalendar() throws {
+        let stream = try GraphToICS.PageStream(options: Pages.options(file: "calendarView"))
+        var event = Pages.single("a", subject: "A", start: "2026-12-01T08:00:00", end: "2026-12-01T09:00:00")
+        try stream.add(page: Pages.page([event]))
+        event["id"] = "a2"
+        try stream.add(page: Pages.page([event]))
+        var buffer = ByteBuffer()
+        let summary = try stream.finish(into: &buffer)
+        #expect(summary.written == 2)
+        #expect(!String(decoding: buffer.bytes, as: UTF8.self).contains("X-GRAPH-ICS-CALENDAR"))
+    }
 }
