@@ -11,8 +11,7 @@ struct ImportCommand: Command {
     static let abstract = "Import .ics files (tickets, invitations) into Outlook; mails nobody by default."
     static let synopsis = [
         "[FILE|-]... [--calendar NAME|ID] [--user UPN] [--dry-run] [--as-meeting --yes]",
-        "[--on-duplicate skip|update|new] [--verify] [--tz ZONE] [--json] [-v]",
-        "--undo FILE... [--calendar NAME|ID] [--dry-run] [--as-meeting --yes] [--json]",
+        "[--on-duplicate skip|update|new] [--verify | --undo] [--tz ZONE] [--json] [-v]",
     ]
     static let discussion = """
         Imports the events of iCalendar files (ticket-style events, meeting invitations, exports of
@@ -51,9 +50,9 @@ struct ImportCommand: Command {
           graph-ics import --undo train.ics flight.ics
 
         Exit status: 0 every event imported (or skipped), 1 some events failed (the others were
-        imported) or --verify found a mismatch, 64 usage (also --as-meeting without confirmation), 65 nothing usable in the input,
-        66 input missing, 69 Graph unavailable, 75 temporary failure, 77 not signed in or no
-        permission.
+        imported) or --verify found a mismatch, 64 usage (also --as-meeting without confirmation),
+        65 nothing usable in the input, 66 input missing (also a URL that cannot be fetched), 69
+        Graph unavailable, 75 temporary failure, 77 not signed in or no permission.
         """
     static let operands: ValueCompletion? = .file
 
