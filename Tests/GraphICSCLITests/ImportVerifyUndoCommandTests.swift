@@ -113,6 +113,22 @@ import Testing
         #expect(!result.err.contains("fixtures/import"))
     }
 
+    @Test func asMeetingListsOnlyTheEventsItWillWrite() throws {
+        let (account, environment) = try Self.account()
+        let invite = Self.fixture("invitation-request.ics")
+        let concert = Self.fixture("concert.ics")
+        let first = try account.run(["import", "--as-meeting", "--yes", invite], environment: environment)
+        #expect(first.status == 0, "stderr: \(first.err)")
+        #expect(first.err.contains("note: --as-meeting: Graph will mail 3 attendee(s):"), "\(first.err)")
+
+        // Already imported: skipped, so nobody is mailed and nobody is listed.
+        let again = try account.run(["import", "--as-meeting", "--yes", invite, concert], environment: environment)
+        #expect(again.status == 0, "stderr: \(again.err)")
+        #expect(!again.err.contains("lee@contoso.example"), "\(again.err)")
+        #expect(again.err.contains("--as-meeting: no event to create or change has attendees"), "\(again.err)")
+        #expect(account.standIn.sentInvitations.count == 3)
+    }
+
     @Test func libicalsNoteAboutADroppedEmptyPropertyIsShownOnlyWithVerbose() throws {
         let (account, environment) = try Self.account()
         let file = account.folder.appendingPathComponent("empty-location.ics")

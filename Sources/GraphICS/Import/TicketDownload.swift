@@ -5,8 +5,8 @@ import Foundation
 /// The request is the ticket host's alone: it goes through a transport of its own (a ``CurlTransport``:
 /// `https://` only, TLS always verified, plain `http://` only to a loopback host, a body cap of
 /// ``maximumBytes``), never through the ``GraphClient``, so neither the Graph token nor `client-request-id`,
-/// `Prefer` or any other Graph header is sent to that host. It sends only `Accept` and graph-ics's
-/// `User-Agent`. Redirects are followed, at most ``maximumRedirects``, each checked by the same URL rule.
+/// `Prefer` or any other Graph header is sent to that host. It sends only `Accept`, graph-ics's
+/// `User-Agent` and libcurl's `Accept-Encoding`. Redirects are followed, at most ``maximumRedirects``, each checked by the same URL rule.
 public struct TicketDownload: Sendable {
     /// The largest `.ics` accepted from a URL.
     public static let maximumBytes = 16 << 20
