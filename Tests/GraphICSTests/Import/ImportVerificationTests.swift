@@ -58,6 +58,31 @@ import Testing
         #expect(results[3].differences == ["5 occurrence(s) in the first year in the file, 4 in Outlook"])
     }
 
+    @Test func anAllDayEventIsComparedByItsDates() throws {
+        let setup = try ImportSetup()
+        let text = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//tests//EN", "BEGIN:VEVENT", "UID:trip@tests.example",
+            "DTSTAMP:20261201T100000Z", "DTSTART;VALUE=DATE:20270301", "DTEND;VALUE=DATE:20270303", "SUMMARY:Trip",
+            "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        let items = try TicketFiles.items(text: text, name: "trip.ics")
+        let id = try #require(setup.run(items).results.first?.eventID)
+        #expect(try EventImporter(client: setup.client).verify(items).map(\.outcome) == [.ok])
+        let zone = ["timeZone": "UTC"]
+        try setup.standIn.changeEvent(
+            id: id,
+            [
+                "start": zone.merging(["dateTime": "2027-03-02T00:00:00"]) { $1 },
+                "end": zone.merging(["dateTime": "2027-03-04T00:00:00"]) { $1 },
+            ])
+        let moved = try #require(try EventImporter(client: setup.client).verify(items).first)
+        #expect(
+            moved.differences == [
+                "start: 2027-03-01 in the file, 2027-03-02 in Outlook",
+                "end: 2027-03-03 in the file, 2027-03-04 in Outlook",
+            ], "\(moved.line)")
+    }
+
     @Test func aNewerFileIsOutdated() throws {
         let setup = try ImportSetup()
         #expect(setup.run(try TicketFiles.items("concert.ics")).count(.created) == 1)
