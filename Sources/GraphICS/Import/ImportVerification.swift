@@ -117,9 +117,10 @@ extension EventImporter {
         if let count = expected.occurrencesInFirstYear, let from = expected.countedFrom, existing.type == "seriesMaster"
         {
             let found = try occurrences(of: existing.id, from: from)
-            if found != count {
-                differences.append("\(count) occurrence(s) in the first year in the file, \(found) in Outlook")
+            if found.count != count {
+                differences.append("\(count) occurrence(s) in the first year in the file, \(found.count) in Outlook")
             }
+            differences += Self.overrideDifferences(event.followUps, found, from: from)
         }
         return VerifyResult(
             label: label, outcome: differences.isEmpty ? .ok : .different, eventID: existing.id,
@@ -175,16 +176,47 @@ extension EventImporter {
         }
     }
 
-    /// How many occurrences (and exceptions) of series `id` Graph has from `from` for
-    /// ``ImportExpectation/countedSeconds``.
-    private func occurrences(of id: String, from: Int64) throws -> Int {
-        var count = 0
+    /// The occurrences (and exceptions) of series `id` Graph has from `from` for
+    /// ``ImportExpectation/countedSeconds``, each with the event Graph holds for it.
+    private func occurrences(of id: String, from: Int64) throws -> [(occurrence: Occurrence, event: GraphEvent)] {
+        var found: [(occurrence: Occurrence, event: GraphEvent)] = []
         let start = Date(timeIntervalSince1970: TimeInterval(from))
         let end = Date(timeIntervalSince1970: TimeInterval(from + ImportExpectation.countedSeconds))
         try client.instances(seriesMasterID: id, start: start, end: end) { page in
-            let object = try? JSONSerialization.jsonObject(with: page) as? [String: Any]
-            count += (object?["value"] as? [Any])?.count ?? 0
+            let events = (try? GraphEventDocument.decode(page, file: "instances"))?.events ?? []
+            let byID = Dictionary(events.compactMap { event in event.id.map { ($0, event) } }) { first, _ in first }
+            for occurrence in Occurrence.list(from: page)?.occurrences ?? [] {
+                if let event = byID[occurrence.id] { found.append((occurrence, event)) }
+            }
         }
-        return count
+        return found
+    }
+
+    /// How the occurrences the file's RECURRENCE-ID overrides change (in the counted year) differ from what
+    /// Outlook holds for them: `occurrence of 2027-01-26 18:00 UTC: start: …`, or `… missing in Outlook`.
+    static func overrideDifferences(
+        _ steps: [FollowUp], _ found: [(occurrence: Occurrence, event: GraphEvent)], from: Int64
+    ) -> [String] {
+        var differences: [String] = []
+        for step in steps {
+            guard case .patchOccurrence(let originalStart, let changes) = step else { continue }
+            let instant =
+                FollowUpTime.instant(originalStart) ?? GraphTimestamp.parse(originalStart)?.civil.secondsSinceEpoch
+            guard let instant, instant >= from, instant < from + ImportExpectation.countedSeconds else { continue }
+            let name = FollowUpTime.isDate(originalStart) ? originalStart : utc(instant)
+            guard let match = FollowUpTime.match(originalStart, in: found.map(\.occurrence)),
+                let stored = found.first(where: { $0.occurrence.id == match.id })?.event
+            else {
+                differences.append("occurrence of \(name): changed in the file, missing in Outlook")
+                continue
+            }
+            // Only what the override sets is compared; the rest the occurrence keeps from its series.
+            var expected = ImportExpectation(payload: changes)
+            if changes.start == nil || changes.end == nil { expected.times = nil }
+            if changes.subject == nil { expected.subject = stored.subject }
+            if changes.location == nil { expected.location = ImportExpectation.location(of: stored) }
+            differences += Self.differences(expected, stored).map { "occurrence of \(name): " + $0 }
+        }
+        return differences
     }
 }

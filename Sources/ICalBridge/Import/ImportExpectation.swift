@@ -26,14 +26,19 @@ public struct ImportExpectation: Equatable, Sendable {
 
     /// The expectation of `event` as it was planned.
     public init(of event: PlannedEvent) {
-        let payload = event.payload
-        let isAllDay = payload.isAllDay ?? false
-        times = Self.times(start: payload.start, end: payload.end, isAllDay: isAllDay)
-        subject = payload.subject
-        location = Self.location(of: payload)
+        self.init(payload: event.payload)
+        let isAllDay = event.payload.isAllDay ?? false
         let series = Self.occurrences(of: event, isAllDay: isAllDay)
         occurrencesInFirstYear = series?.count
         countedFrom = series?.from
+    }
+
+    /// The times, subject and location of a payload (an event's, or a RECURRENCE-ID override's changes); no
+    /// occurrence count.
+    public init(payload: GraphEvent) {
+        times = Self.times(start: payload.start, end: payload.end, isAllDay: payload.isAllDay ?? false)
+        subject = payload.subject
+        location = Self.location(of: payload)
     }
 
     /// The location as `import --verify` compares it: the display name, nil when empty.

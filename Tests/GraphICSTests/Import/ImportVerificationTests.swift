@@ -83,6 +83,25 @@ import Testing
             ], "\(moved.line)")
     }
 
+    @Test func anOverriddenOccurrenceIsComparedWithTheOverride() throws {
+        let setup = try ImportSetup()
+        let items = try TicketFiles.items("meetup-series.ics")
+        let seriesID = try #require(setup.run(items).results.first?.eventID)
+        #expect(try EventImporter(client: setup.client).verify(items).map(\.outcome) == [.ok])
+        // The override moved the 26 January meetup to Wednesday 27th, 18:30 UTC; Outlook moves it back.
+        let moved = try #require(
+            setup.occurrences(of: seriesID).first {
+                ((($0["start"] as? [String: Any])?["dateTime"] as? String) ?? "").hasPrefix("2027-01-27T18:30")
+            }?["id"] as? String)
+        try setup.standIn.moveEvent(id: moved, bySeconds: -86_400)
+        let result = try #require(try EventImporter(client: setup.client).verify(items).first)
+        #expect(result.outcome == .different)
+        #expect(
+            result.differences.first
+                == "occurrence of 2027-01-26 18:00 UTC: start: 2027-01-27 18:30 UTC in the file, 2027-01-26 18:30 UTC"
+                + " in Outlook", "\(result.differences)")
+    }
+
     @Test func aNewerFileIsOutdated() throws {
         let setup = try ImportSetup()
         #expect(setup.run(try TicketFiles.items("concert.ics")).count(.created) == 1)
