@@ -1,6 +1,7 @@
 import Foundation
 import GraphICS
 import ICalBridge
+import Synchronization
 
 /// `graph-ics import`: puts the events of `.ics` files into an Outlook calendar, idempotently and, by
 /// default, without mailing anybody. The work is done by `EventImporter` (GraphICS) on the plan of
@@ -10,11 +11,13 @@ struct ImportCommand: Command {
     static let abstract = "Import .ics files (tickets, invitations) into Outlook; mails nobody by default."
     static let synopsis = [
         "[FILE|-]... [--calendar NAME|ID] [--user UPN] [--dry-run] [--as-meeting --yes]",
-        "[--on-duplicate skip|update|new] [--tz ZONE] [--json] [-v]",
+        "[--on-duplicate skip|update|new] [--verify | --undo] [--tz ZONE] [--json] [-v]",
     ]
     static let discussion = """
         Imports the events of iCalendar files (ticket-style events, meeting invitations, exports of
-        other tools) into a calendar. Reads each FILE, or standard input when FILE is '-' or left out.
+        other tools) into a calendar. Reads each FILE, or standard input when FILE is '-' or left out; a
+        FILE that starts with https:// is fetched (TLS verified, at most 16 MB, redirects followed) in a
+        request of its own: the Graph sign-in and Graph's headers never go to that host.
 
         Safe to run again: graph-ics stores each event's UID (and RECURRENCE-ID) with the event it
         creates and looks it up first, so an event already imported is skipped, and an interrupted
@@ -25,11 +28,16 @@ struct ImportCommand: Command {
         Nobody is mailed by default: ORGANIZER and ATTENDEEs are written into the event's text and
         not sent, because Graph mails every attendee of a meeting it creates, changes or cancels.
         An event found with attendees is neither changed nor cancelled without --as-meeting --yes.
+
+        --verify reads every event back after the import and compares it with the file; --dry-run
+        --verify only compares. --undo removes what earlier imports of the same files created (found
+        by the stored UID), in the same calendar, and nothing else.
         """
     static let epilogue = """
         The report has one line per event on standard error: created, updated, skipped (already
         imported, or a newer version that --on-duplicate update would apply), cancelled, or failed
-        with the reason (and Graph's request-id). A dry run says what would be done: would create,
+        with the reason (and Graph's request-id), naming the file, the event's subject and when it
+        starts (the UID only in --json). A dry run says what would be done: would create,
         would update, would skip, would cancel; without a sign-in it cannot look, and says so.
 
         Examples:
@@ -37,11 +45,14 @@ struct ImportCommand: Command {
           graph-ics import --calendar Travel train.ics flight.ics --json
           cat ticket.ics | graph-ics import -
           graph-ics import invite.ics --as-meeting --yes
+          graph-ics import https://tickets.example/order/123/ticket.ics --verify
+          graph-ics import --dry-run --verify train.ics
+          graph-ics import --undo train.ics flight.ics
 
         Exit status: 0 every event imported (or skipped), 1 some events failed (the others were
-        imported), 64 usage (also --as-meeting without confirmation), 65 nothing usable in the input,
-        66 input missing, 69 Graph unavailable, 75 temporary failure, 77 not signed in or no
-        permission.
+        imported) or --verify found a mismatch, 64 usage (also --as-meeting without confirmation),
+        65 nothing usable in the input, 66 input missing (also a URL that cannot be fetched), 69
+        Graph unavailable, 75 temporary failure, 77 not signed in or no permission.
         """
     static let operands: ValueCompletion? = .file
 
@@ -70,6 +81,17 @@ struct ImportCommand: Command {
         let zone = Option.zone(
             help: "Your time zone (IANA or Windows name) for floating times and all-day events; the mailbox's "
                 + "time zone otherwise. " + FloatingZone.rule)
+        let verify = Flag(
+            "--verify",
+            help: "After importing, read every event back from Graph and compare start and end (all-day dates), "
+                + "subject, location and a series' occurrences in its first year with the file: ok, missing, "
+                + "outdated (file newer) or different: …; exit status 1 on any mismatch. With --dry-run, only "
+                + "compare, importing nothing.")
+        let undo = Flag(
+            "--undo",
+            help: "Remove what earlier imports of these files created in the calendar (found by the UID graph-ics "
+                + "stored), and nothing else; a meeting whose deletion mails its attendees only with --as-meeting "
+                + "--yes. With --dry-run, say what would be removed.")
         let json = Flag("--json", help: "Print the report as JSON on standard output.")
         let connection = ConnectionOptions.Declarations()
     }
@@ -80,6 +102,8 @@ struct ImportCommand: Command {
     var asMeeting: Bool
     var confirmed: Bool
     var json: Bool
+    var verify: Bool
+    var undo: Bool
     var onDuplicate: ImportSettings.DuplicatePolicy
     var zone: ResolvedZone?
     var connection: ConnectionOptions
@@ -94,13 +118,18 @@ struct ImportCommand: Command {
         asMeeting = parsed[\.asMeeting]
         confirmed = parsed[\.yes]
         json = parsed[\.json]
+        verify = parsed[\.verify]
+        undo = parsed[\.undo]
+        guard !(verify && undo) else {
+            throw UsageError("--verify and --undo cannot be combined: run one, then the other")
+        }
         onDuplicate = try parsed[\.onDuplicate]
         zone = try parsed[\.zone]
         connection = try ConnectionOptions(parsed.group(\.connection))
     }
 
     /// One input file, read.
-    private struct Input {
+    struct Input {
         var name: String
         var data: Data
     }
@@ -114,6 +143,7 @@ struct ImportCommand: Command {
         let worstInputStatus = read.worstStatus
         var failures = read.failures
         guard !readable.isEmpty else { return worstInputStatus ?? .inputMissing }
+        if undo { return try self.undo(readable, earlierFailures: failures, terminal) }
 
         // --as-meeting without a way to confirm: say who would be invited, send nothing, touch no network.
         let needsConfirmation = asMeeting && !confirmed && !dryRun
@@ -131,7 +161,7 @@ struct ImportCommand: Command {
         // A dry run with --tz and no --calendar needs no account at all: it looks duplicates up only when
         // signed in.
         let session: Session? =
-            dryRun && zone != nil && calendar == nil
+            dryRun && !verify && zone != nil && calendar == nil
             ? try? Session.open(connection, need: .read, terminal: terminal)
             : try Session.open(connection, need: dryRun ? .read : .write, terminal: terminal)
         let userZone = try session?.mailboxZone(override: zone, terminal: terminal) ?? zone ?? .utc
@@ -145,8 +175,8 @@ struct ImportCommand: Command {
         }
 
         if asMeeting {
-            listInvitations(planned.items, terminal)
-            if needsConfirmation {
+            let mailsSomeone = listInvitations(Self.written(planned.items, session), terminal)
+            if needsConfirmation && mailsSomeone {
                 terminal.err("Type 'yes' to import these events as meetings and mail the invitations:")
                 guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
                     terminal.error("not confirmed; nothing was imported")
@@ -155,6 +185,9 @@ struct ImportCommand: Command {
             }
         }
 
+        if dryRun, verify, let session {
+            return try verifyOnly(planned.items, earlierFailures: failures, session, terminal)
+        }
         if dryRun {
             return try dryRun(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
         }
@@ -171,7 +204,7 @@ struct ImportCommand: Command {
         var readable: [Input] = []
         for path in inputs {
             do {
-                readable.append(Input(name: path == "-" ? "<stdin>" : path, data: try InputFile.read(path)))
+                readable.append(Input(name: path == "-" ? "<stdin>" : path, data: try ImportSource.read(path)))
             } catch {
                 terminal.error(error.message)
                 worstStatus = worstStatus ?? error.status
@@ -233,7 +266,7 @@ struct ImportCommand: Command {
         var result = ImportResult(
             file: item.file, uid: event.sourceUID, recurrenceID: event.recurrenceID, subject: event.payload.subject,
             action: EventImporter.isCancellation(event) ? .cancelled : .created,
-            note: "not looked up: \(reason)")
+            note: "not looked up: \(reason)", when: EventLabel.when(event.payload))
         result.isPreview = true
         return result
     }
@@ -256,14 +289,21 @@ struct ImportCommand: Command {
         _ items: [ImportItem], earlierFailures failures: [ImportResult], files: Int, _ session: Session,
         _ terminal: Terminal
     ) throws -> ExitStatus {
+        let created = CreatedCount()
+        Interruption.describeProgress {
+            "interrupted: \(created.value.load(ordering: .relaxed)) of \(items.count) event(s) created so far; run the"
+                + " same import again to finish the rest (nothing is created twice)"
+        }
         let report = EventImporter(client: session.client).run(items) { result in
+            if result.action == .created { created.value.add(1, ordering: .relaxed) }
             terminal.err(result.line)
         }
         var all = report
         all.results = failures + report.results
         terminal.note("\(files) file(s): \(all.summary)")
+        let verified = report.stoppedBy == nil && verify ? try self.verify(items, session, terminal) : nil
         if json {
-            var data = try all.jsonData()
+            var data = try all.jsonData(verification: verified)
             data.append(0x0A)
             terminal.out(String(decoding: data, as: UTF8.self))
         }
@@ -272,11 +312,12 @@ struct ImportCommand: Command {
             terminal.error(failure.message + " Run the same import again to continue; nothing is duplicated.")
             return failure.status
         }
-        return all.count(.failed) > 0 ? .partlyFailed : .ok
+        let mismatch = verified?.contains { $0.outcome != .ok } ?? false
+        return all.count(.failed) > 0 || mismatch ? .partlyFailed : .ok
     }
 
     /// The events of every file, with the diagnostics printed and the events that failed as results.
-    private func plan(
+    func plan(
         _ inputs: [Input], zone: ResolvedZone, _ settings: ImportSettings, _ terminal: Terminal, quiet: Bool
     ) -> (items: [ImportItem], failures: [ImportResult]) {
         var items: [ImportItem] = []
@@ -292,7 +333,8 @@ struct ImportCommand: Command {
                 continue
             }
             if !quiet {
-                ConvertCommand.report(plan.diagnostics, terminal)
+                ConvertCommand.report(
+                    plan.diagnostics.filter { connection.verbose || !Self.isParserNoise($0) }, terminal)
                 if plan.readsFloatingTimes {
                     let source = self.zone == nil ? "the mailbox's zone" : FloatingZone.option
                     terminal.note(FloatingZone(zone: zone, source: source).note(file: input.name))
@@ -314,8 +356,27 @@ struct ImportCommand: Command {
         return (items, failures)
     }
 
-    /// Lists, on stderr, who Graph would mail: the attendees of each event to create or change.
-    private func listInvitations(_ items: [ImportItem], _ terminal: Terminal) {
+    /// Whether `diagnostic` is one of libical's notes about a property it dropped while parsing (`No value for
+    /// LOCATION property. Removing entire property`): the event is imported without it, and the user can do
+    /// nothing about it, so the import shows it only with `-v`.
+    static func isParserNoise(_ diagnostic: Diagnostic) -> Bool {
+        guard diagnostic.severity == .warning, diagnostic.message.hasPrefix("libical: ") else { return false }
+        return diagnostic.message.contains("Removing entire property") || diagnostic.message.contains("No value for")
+    }
+
+    /// The events of `items` the import will create, change or cancel (an event already imported and left
+    /// alone mails nobody), as a lookup finds them; all of them when there is no session or the lookup fails.
+    private static func written(_ items: [ImportItem], _ session: Session?) -> [ImportItem] {
+        guard let session, let preview = try? EventImporter(client: session.client).preview(items),
+            preview.count == items.count
+        else { return items }
+        return zip(items, preview).filter { $0.1.action != .skipped && $0.1.action != .failed }.map(\.0)
+    }
+
+    /// Lists, on stderr, who Graph would mail: the attendees of each event to create or change. Returns
+    /// whether anybody would be mailed.
+    @discardableResult
+    private func listInvitations(_ items: [ImportItem], _ terminal: Terminal) -> Bool {
         var lines: [String] = []
         var everyone = Set<String>()
         for item in items {
@@ -332,10 +393,16 @@ struct ImportCommand: Command {
             lines.append("  \(subject)\(cancelling ? " (cancellation)" : ""): " + names.joined(separator: ", "))
         }
         guard !lines.isEmpty else {
-            terminal.note("--as-meeting: the events have no attendees; nobody will be mailed")
-            return
+            terminal.note("--as-meeting: no event to create or change has attendees; nobody will be mailed")
+            return false
         }
         terminal.note("--as-meeting: Graph will mail \(everyone.count) attendee(s):")
         for line in lines { terminal.err(line) }
+        return true
     }
+}
+
+/// How many events an import has created so far, for the message of an interruption.
+private final class CreatedCount: Sendable {
+    let value = Atomic<Int>(0)
 }

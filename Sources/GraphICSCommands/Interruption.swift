@@ -15,6 +15,7 @@ import Synchronization
 public enum Interruption {
     private static let temporaryFiles = Mutex<Set<String>>([])
     private static let service = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+    private static let progress = Mutex<(@Sendable () -> String)?>(nil)
 
     /// Starts listening; call once, early in `main`, and keep what it returns (the signal sources) alive
     /// until the process ends.
@@ -27,7 +28,8 @@ public enum Interruption {
                 let files = temporaryFiles.withLock { $0 }
                 for path in files { unlink(path) }
                 terminal.err("")
-                terminal.error("interrupted; nothing half-written was left behind")
+                let message = progress.withLock { $0 }?() ?? "interrupted; nothing half-written was left behind"
+                terminal.error(message)
                 // _exit: an interrupted run skips atexit work (and leak reports of sanitizer builds).
                 _exit(128 + number)
             }
@@ -49,6 +51,12 @@ public enum Interruption {
     /// signal's number) instead of ending the process.
     static func handOver(_ handler: @escaping @Sendable (Int32) -> Void) {
         service.withLock { $0 = handler }
+    }
+
+    /// What an interruption says from now on, instead of the plain message: what the command had done so far
+    /// (`import`: how many events it created, and that running it again finishes the rest).
+    static func describeProgress(_ message: @escaping @Sendable () -> String) {
+        progress.withLock { $0 = message }
     }
 
     /// A temporary file to remove if graph-ics is interrupted before it is renamed into place.

@@ -96,7 +96,10 @@ import Testing
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.fixture("concert.ics")))
         let result = try account.run(["import", "-"], environment: environment, stdin: .pipe(data))
         #expect(result.status == 0, "stderr: \(result.err)")
-        #expect(result.errLines.contains { $0.hasPrefix("<stdin>: event evt-2027-0211") && $0.hasSuffix(": created") })
+        #expect(
+            result.errLines.contains {
+                $0.hasPrefix("<stdin>: \"Concert: Mahler") && $0.hasSuffix(" 2027-02-11 20:00: created")
+            })
         let event = try #require(account.standIn.events().first)
         #expect(Self.startUTC(event) == "2027-02-11T19:00:00")
         #expect(event["reminderMinutesBeforeStart"] as? Int == 180)

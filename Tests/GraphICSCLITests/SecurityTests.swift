@@ -532,7 +532,7 @@ import Testing
             #expect(
                 result.errLines.allSatisfy {
                     $0.hasPrefix("error: ") || $0.hasPrefix("warning: ") || $0.hasPrefix("note: ")
-                        || $0.hasPrefix(file.path)
+                        || $0.hasPrefix(file.path) || $0.hasPrefix(file.lastPathComponent + ": ")
                 }, "\(what): a line of the input's own on stderr: \(result.err)")
             #expect(!result.errLines.contains { $0.hasPrefix("error: fake") || $0.hasPrefix("warning: fake") })
         }

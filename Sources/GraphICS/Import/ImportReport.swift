@@ -31,16 +31,21 @@ public struct ImportReport {
     /// The report as JSON for `--json`: `{"dryRun": false, "summary": {"created": n, …}, "events": [{"file",
     /// "uid", "recurrenceId", "subject", "action", "eventId", "error", "note"}, …]}`, every key present
     /// (`null` when unknown). In a dry run (`"dryRun": true`) the actions are what would be done.
-    public func jsonData() throws -> Data {
+    ///
+    /// With `verification` (`import --verify`), the document also has `"verify": [...]`, one object per event
+    /// (``VerifyResult``).
+    public func jsonData(verification: [VerifyResult]? = nil) throws -> Data {
         struct Document: Encodable {
             var dryRun: Bool
             var summary: [String: Int]
             var events: [ImportResult]
+            var verify: [VerifyResult]?
         }
         var counts: [String: Int] = [:]
         for action in ImportResult.Action.allCases { counts[action.rawValue] = count(action) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(Document(dryRun: isDryRun, summary: counts, events: results))
+        return try encoder.encode(
+            Document(dryRun: isDryRun, summary: counts, events: results, verify: verification))
     }
 }

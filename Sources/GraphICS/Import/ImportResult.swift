@@ -32,6 +32,8 @@ public struct ImportResult: Sendable, Equatable {
     public var error: String?
     /// For a skip: why (`already imported`).
     public var note: String?
+    /// When the event starts, as the report shows it (``EventLabel/when(_:)``): `2027-01-22 20:15`.
+    public var when: String?
     /// What `import --dry-run` found the run would do, not what was done: ``line`` says `would create`.
     public var isPreview = false
 
@@ -43,7 +45,8 @@ public struct ImportResult: Sendable, Equatable {
         action: Action,
         eventID: String? = nil,
         error: String? = nil,
-        note: String? = nil
+        note: String? = nil,
+        when: String? = nil
     ) {
         self.file = file
         self.uid = uid
@@ -53,15 +56,15 @@ public struct ImportResult: Sendable, Equatable {
         self.eventID = eventID
         self.error = error
         self.note = note
+        self.when = when
     }
 
-    /// The line of the report on stderr: `FILE: event UID ("SUBJECT"): created`,
-    /// `…: skipped (already imported)`, `…: failed: REASON` (for a preview `…: would create`), on one line (line breaks in a UID, a subject or a
-    /// reason become spaces).
+    /// The line of the report on stderr: `ticket.ics: "SUBJECT" 2027-01-22 20:15: created`,
+    /// `…: skipped (already imported)`, `…: failed: REASON` (for a preview `…: would create`), on one line
+    /// (line breaks in a subject or a reason become spaces). The UID is shown only for an event without a
+    /// subject; `--json` has it always.
     public var line: String {
-        var event = "event \(uid)"
-        if let recurrenceID { event += " (RECURRENCE-ID \(recurrenceID))" }
-        if let subject, !subject.isEmpty { event += " (\"\(PrintableText.quoted(subject))\")" }
+        let event = EventLabel(file: file, uid: uid, recurrenceID: recurrenceID, subject: subject, when: when)
         var outcome = isPreview ? action.conditional : action.rawValue
         switch action {
         case .failed:
@@ -69,7 +72,7 @@ public struct ImportResult: Sendable, Equatable {
         case .skipped, .created, .updated, .cancelled:
             if let note { outcome += " (\(note))" }
         }
-        return PrintableText.printable("\(file): \(event): \(outcome)")
+        return event.line(outcome)
     }
 }
 
@@ -88,7 +91,7 @@ extension ImportResult.Action {
 
 extension ImportResult: Encodable {
     private enum Key: String, CodingKey {
-        case file, uid, recurrenceId, subject, action, eventId, error, note
+        case file, uid, recurrenceId, subject, start, action, eventId, error, note
     }
 
     /// Every key is written, `null` when unknown, so scripts can rely on the shape.
@@ -98,6 +101,7 @@ extension ImportResult: Encodable {
         try container.encode(uid, forKey: .uid)
         try container.encode(recurrenceID, forKey: .recurrenceId)
         try container.encode(subject, forKey: .subject)
+        try container.encode(when, forKey: .start)
         try container.encode(action.rawValue, forKey: .action)
         try container.encode(eventID, forKey: .eventId)
         try container.encode(error, forKey: .error)

@@ -7,8 +7,8 @@ extension ImportRun {
     /// GET inside `$batch`: `$filter` on the identity property, the version and calendar properties expanded.
     /// It searches the whole mailbox: Graph documents this `$filter` on `/me/events` (and
     /// `/users/{id}/events`) only, where it covers every calendar; ``found(_:)`` keeps the events of the
-    /// calendar the run imports into.
-    func lookupURL(key: String) -> String {
+    /// calendar the run imports into. `select` names the event properties read.
+    func lookupURL(key: String, select: String = "id,subject,type,isOrganizer,attendees") -> String {
         let filter =
             "singleValueExtendedProperties/Any(ep: ep/id eq \(GraphQuery.literal(ImportIdentity.propertyID))"
             + " and ep/value eq \(GraphQuery.literal(key)))"
@@ -19,7 +19,7 @@ extension ImportRun {
                 "singleValueExtendedProperties($filter=id eq \(GraphQuery.literal(ImportIdentity.versionPropertyID))"
                     + " or id eq \(GraphQuery.literal(ImportIdentity.calendarPropertyID)))"
             ),
-            ("$select", "id,subject,type,isOrganizer,attendees"),
+            ("$select", select),
             ("$top", "10"),
         ]
         return client.eventsPath(calendarID: nil) + "?" + GraphQuery.queryString(query)
@@ -96,11 +96,15 @@ extension ImportRun {
                 skip(index, existing: first, note: "already imported; the file is not newer\(version)")
                 return
             }
-            if !settings.notifiesAttendees, let meeting = found.first(where: { $0.attendees > 0 }) {
+            if !settings.notifiesAttendees,
+                let meeting = found.first(where: {
+                    MailingRule.mails(.update, attendees: $0.attendees, isOrganizer: $0.isOrganizer)
+                })
+            {
                 finish(
                     index, .failed, eventID: meeting.id,
-                    error: "the event imported before is a meeting with \(meeting.attendees) attendee(s); updating it "
-                        + meetingRefusal)
+                    error: MailingRule.refusal(
+                        "the event imported before", attendees: meeting.attendees, doing: "updating it"))
                 return
             }
             updates.append((index, found))
@@ -146,11 +150,11 @@ extension ImportRun {
                 finish(index, .skipped, note: "nothing to cancel: not in the calendar")
                 continue
             }
-            if master.attendees > 0, !settings.notifiesAttendees {
+            if !settings.notifiesAttendees, MailingRule.mails(.update, attendees: master.attendees, isOrganizer: true) {
                 finish(
                     index, .failed, eventID: master.id,
-                    error: "the series is a meeting with \(master.attendees) attendee(s); cancelling an occurrence "
-                        + meetingRefusal)
+                    error: MailingRule.refusal(
+                        "the series", attendees: master.attendees, doing: "cancelling an occurrence"))
                 continue
             }
             series.append(

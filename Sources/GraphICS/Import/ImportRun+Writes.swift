@@ -95,12 +95,12 @@ extension ImportRun {
     /// Why cancelling `targets` is refused: one is a meeting this user organizes, and deleting or cancelling
     /// it would notify its attendees without `--as-meeting`; nil when it may be cancelled.
     func cancelRefusal(_ targets: [ExistingEvent]) -> (id: String, error: String)? {
-        guard !settings.notifiesAttendees, let meeting = targets.first(where: { $0.attendees > 0 && $0.isOrganizer })
+        guard !settings.notifiesAttendees,
+            let meeting = targets.first(where: {
+                MailingRule.mails(.delete, attendees: $0.attendees, isOrganizer: $0.isOrganizer)
+            })
         else { return nil }
-        return (
-            meeting.id,
-            "the event is a meeting with \(meeting.attendees) attendee(s); cancelling it " + meetingRefusal
-        )
+        return (meeting.id, MailingRule.refusal("the event", attendees: meeting.attendees, doing: "cancelling it"))
     }
 
     /// Sends `requests` and turns their answers into results (or, for series, provisional results).

@@ -75,7 +75,8 @@ final class ImportRun {
         let event = items[index].event
         return ImportResult(
             file: items[index].file, uid: event.sourceUID, recurrenceID: event.recurrenceID,
-            subject: event.payload.subject, action: action, eventID: eventID, error: error, note: note)
+            subject: event.payload.subject, action: action, eventID: eventID, error: error, note: note,
+            when: EventLabel.when(event.payload))
     }
 
     func finish(_ result: ImportResult, at index: Int) {
@@ -124,9 +125,5 @@ final class ImportRun {
 
     static func reason(_ answer: BatchResponse, _ operation: String) -> String {
         answer.error(operation: operation)?.description ?? "HTTP \(answer.status)"
-    }
-
-    var meetingRefusal: String {
-        "Graph would notify them; run with --as-meeting --yes to allow that"
     }
 }
