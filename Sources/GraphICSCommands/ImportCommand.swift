@@ -10,7 +10,7 @@ struct ImportCommand: Command {
     static let abstract = "Import .ics files (tickets, invitations) into Outlook; mails nobody by default."
     static let synopsis = [
         "[FILE|-]... [--calendar NAME|ID] [--user UPN] [--dry-run] [--as-meeting --yes]",
-        "[--on-duplicate skip|update|new] [--tz ZONE] [--json] [-v]",
+        "[--on-duplicate skip|update|new] [--tz ZONE] [--json] [-i] [-v]",
     ]
     static let discussion = """
         Imports the events of iCalendar files (ticket-style events, meeting invitations, exports of
@@ -71,6 +71,7 @@ struct ImportCommand: Command {
             help: "Your time zone (IANA or Windows name) for floating times and all-day events; the mailbox's "
                 + "time zone otherwise. " + FloatingZone.rule)
         let json = Flag("--json", help: "Print the report as JSON on standard output.")
+        let interactive = Flag("-i", "--interactive", help: ImportInteractive.help)
         let connection = ConnectionOptions.Declarations()
     }
 
@@ -80,6 +81,7 @@ struct ImportCommand: Command {
     var asMeeting: Bool
     var confirmed: Bool
     var json: Bool
+    var interactive: Bool
     var onDuplicate: ImportSettings.DuplicatePolicy
     var zone: ResolvedZone?
     var connection: ConnectionOptions
@@ -94,6 +96,7 @@ struct ImportCommand: Command {
         asMeeting = parsed[\.asMeeting]
         confirmed = parsed[\.yes]
         json = parsed[\.json]
+        interactive = try ImportInteractive.checked(parsed[\.interactive], dryRun: dryRun)
         onDuplicate = try parsed[\.onDuplicate]
         zone = try parsed[\.zone]
         connection = try ConnectionOptions(parsed.group(\.connection))
@@ -109,6 +112,7 @@ struct ImportCommand: Command {
         if inputs.contains("-"), terminal.stdinIsTerminal {
             throw UsageError("no input: name a FILE or pipe iCalendar into 'graph-ics import -'")
         }
+        let console = interactive ? try ImportInteractiveTerminal.opened() : nil
         let read = readInputs(terminal)
         let readable = read.readable
         let worstInputStatus = read.worstStatus
@@ -159,6 +163,10 @@ struct ImportCommand: Command {
             return try dryRun(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
         }
         guard let session else { return .usage }
+        if let console {
+            return try ImportInteractive(terminal: console, userZone: userZone, json: json).run(
+                planned.items, earlierFailures: failures, files: readable.count, session: session, output: terminal)
+        }
         return try send(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
     }
 
