@@ -209,6 +209,27 @@ import Testing
         #expect(Self.subjects(standIn) == ["Train ES 9126 Brussels-Midi → London St Pancras"])
     }
 
+    @Test func ctrlCWhileAnEventIsBeingCreatedLetsItFinishThenEnds() throws {
+        let (account, environment) = try Self.account()
+        let standIn = account.standIn
+        let run = try PseudoTerminalRun(["import", "-i", Self.train, Self.concert], environment: environment)
+
+        try run.waitFor(Self.prompt)
+        standIn.latency = .milliseconds(1500)
+        run.type("y")
+        usleep(400_000)
+        run.type("\u{03}")
+        let result = try run.finish()
+
+        #expect(result.status == 130, "stderr: \(result.err)")
+        #expect(
+            result.err.contains("(\"Train ES 9126 Brussels-Midi → London St Pancras\"): created"),
+            "stderr: \(result.err)")
+        #expect(result.err.contains("Imported so far: 1 event(s)"), "stderr: \(result.err)")
+        #expect(Self.subjects(standIn) == ["Train ES 9126 Brussels-Midi → London St Pancras"])
+        #expect(!run.screenText.contains("Concert: Mahler"), "no card after the interruption")
+    }
+
     @Test func withoutATerminalItIsAUsageErrorPointingAtDryRunAndNothingIsAsked() throws {
         let (account, environment) = try Self.account()
         let run = try PseudoTerminalRun(["import", "-i", Self.cinema], input: .noTerminal, environment: environment)

@@ -50,7 +50,11 @@ struct ImportInteractive {
         let importer = EventImporter(client: session.client)
         let progress = ImportInteractiveProgress(earlier: earlierFailures)
         Interruption.handOver { signal in
-            if progress.signalArrived(signal) { end(progress, signal: signal, output: output) }
+            switch progress.signalArrived(signal) {
+            case .endNow: end(progress, signal: signal, output: output)
+            case .afterSending: terminal.write("\nStopping once the event being imported is complete…\n")
+            case .ignored: break
+            }
         }
         let lookup = Self.lookUp(items, importer)
         var index = 0
@@ -61,7 +65,10 @@ struct ImportInteractive {
             let cardText = card.lines(colour: terminal.colour).joined(separator: "\n")
             terminal.write("\n" + cardText + "\n")
             var stopped: (any Error)?
-            switch ask(items[index], progress) {
+            let answer = ask(items[index], progress)
+            // A SIGTERM or SIGHUP that came while the editor ran.
+            if let signal = progress.pendingSignal { end(progress, signal: signal, output: output) }
+            switch answer {
             case .accept(let item, let edited):
                 stopped = send([item], edited: edited, importer, progress, output)
             case .skip(let note):
@@ -250,18 +257,22 @@ final class ImportInteractiveProgress: Sendable {
         state.withLock { $0.results.contains { $0.uid == result.uid && $0.recurrenceID == result.recurrenceID } }
     }
 
-    /// Whether the process should end now (at the prompt); otherwise the signal waits for the create under
-    /// way, and SIGINT in the editor is the editor's.
-    func signalArrived(_ signal: Int32) -> Bool {
+    /// What a signal arriving now does.
+    enum SignalEffect { case endNow, afterSending, ignored }
+
+    /// At the prompt the process ends now; during a create the signal waits for it to be complete; in the
+    /// editor SIGINT is the editor's, and SIGTERM or SIGHUP end graph-ics when the editor has exited.
+    func signalArrived(_ signal: Int32) -> SignalEffect {
         state.withLock { state in
             switch state.phase {
-            case .asking: return true
+            case .asking: return .endNow
             case .sending:
                 state.pendingSignal = signal
-                return false
+                return .afterSending
             case .editing:
-                if signal != SIGINT { state.pendingSignal = signal }
-                return false
+                guard signal != SIGINT else { return .ignored }
+                state.pendingSignal = signal
+                return .ignored
             }
         }
     }

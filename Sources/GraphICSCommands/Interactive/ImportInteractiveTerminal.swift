@@ -48,9 +48,10 @@ final class ImportInteractiveTerminal: Sendable {
     /// Shows `prompt` and reads one key (the terminal in non-canonical mode without echo, Ctrl-C still a
     /// signal), echoing it; line ends and spaces are passed over. Nil at the end of the input.
     func key(_ prompt: String) -> Character? {
-        write(prompt)
+        // Non-canonical before the prompt shows, so that a key typed as soon as it shows is read at once.
         rawMode()
         defer { restore() }
+        write(prompt)
         var byte: UInt8 = 0
         while true {
             let count = read(descriptor, &byte, 1)
