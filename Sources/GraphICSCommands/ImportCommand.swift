@@ -11,7 +11,7 @@ struct ImportCommand: Command {
     static let abstract = "Import .ics files (tickets, invitations) into Outlook; mails nobody by default."
     static let synopsis = [
         "[FILE|-]... [--calendar NAME|ID] [--user UPN] [--dry-run] [--as-meeting --yes]",
-        "[--on-duplicate skip|update|new] [--verify | --undo] [--tz ZONE] [--json] [-v]",
+        "[--on-duplicate skip|update|new] [--verify | --undo] [--tz ZONE] [--json] [-i] [-v]",
     ]
     static let discussion = """
         Imports the events of iCalendar files (ticket-style events, meeting invitations, exports of
@@ -93,6 +93,7 @@ struct ImportCommand: Command {
                 + "stored), and nothing else; a meeting whose deletion mails its attendees only with --as-meeting "
                 + "--yes. With --dry-run, say what would be removed.")
         let json = Flag("--json", help: "Print the report as JSON on standard output.")
+        let interactive = Flag("-i", "--interactive", help: ImportInteractive.help)
         let connection = ConnectionOptions.Declarations()
     }
 
@@ -104,6 +105,7 @@ struct ImportCommand: Command {
     var json: Bool
     var verify: Bool
     var undo: Bool
+    var interactive: Bool
     var onDuplicate: ImportSettings.DuplicatePolicy
     var zone: ResolvedZone?
     var connection: ConnectionOptions
@@ -123,6 +125,10 @@ struct ImportCommand: Command {
         guard !(verify && undo) else {
             throw UsageError("--verify and --undo cannot be combined: run one, then the other")
         }
+        interactive = try ImportInteractive.checked(parsed[\.interactive], dryRun: dryRun)
+        guard !(interactive && undo) else {
+            throw UsageError("--interactive and --undo cannot be combined: --undo removes what an import created")
+        }
         onDuplicate = try parsed[\.onDuplicate]
         zone = try parsed[\.zone]
         connection = try ConnectionOptions(parsed.group(\.connection))
@@ -138,6 +144,7 @@ struct ImportCommand: Command {
         if inputs.contains("-"), terminal.stdinIsTerminal {
             throw UsageError("no input: name a FILE or pipe iCalendar into 'graph-ics import -'")
         }
+        let console = interactive ? try ImportInteractiveTerminal.opened() : nil
         let read = readInputs(terminal)
         let readable = read.readable
         let worstInputStatus = read.worstStatus
@@ -192,6 +199,10 @@ struct ImportCommand: Command {
             return try dryRun(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
         }
         guard let session else { return .usage }
+        if let console {
+            return try ImportInteractive(terminal: console, userZone: userZone, json: json).run(
+                planned.items, earlierFailures: failures, files: readable.count, session: session, output: terminal)
+        }
         return try send(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
     }
 

@@ -1,0 +1,161 @@
+import Foundation
+import ICalBridge
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The terminal `import --interactive` asks on: `/dev/tty`, so that the `.ics` may come through a pipe
+/// (`curl … | graph-ics import -i -`). Cards and prompts go there; the import's report lines stay on
+/// standard error. Colour only when it is a terminal and `NO_COLOR` is not set.
+final class ImportInteractiveTerminal: Sendable {
+    let descriptor: Int32
+    let colour: Bool
+    /// The terminal's settings while a key is being read in non-canonical mode, to put back.
+    private let saved = Mutex<termios?>(nil)
+
+    private init(descriptor: Int32, colour: Bool) {
+        self.descriptor = descriptor
+        self.colour = colour
+    }
+
+    /// Opens `/dev/tty`; without a controlling terminal, a usage error pointing at `--dry-run`.
+    static func opened(environment: [String: String] = ProcessInfo.processInfo.environment) throws(UsageError)
+        -> ImportInteractiveTerminal
+    {
+        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw UsageError(
+                "--interactive asks on the terminal, and graph-ics has none (/dev/tty cannot be opened); use "
+                    + "--dry-run to see what the import would do")
+        }
+        return ImportInteractiveTerminal(
+            descriptor: descriptor, colour: isatty(descriptor) == 1 && environment["NO_COLOR"] == nil)
+    }
+
+    /// Writes `text` as it is (callers make text from files printable).
+    func write(_ text: String) {
+        var text = text
+        _ = text.withUTF8 { POSIXFile.writeAll(descriptor, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `text` in bold, when colours are on.
+    func bold(_ text: String) -> String {
+        colour ? "\u{1B}[1m" + text + "\u{1B}[0m" : text
+    }
+
+    /// Shows `prompt` and reads one key (the terminal in non-canonical mode without echo, Ctrl-C still a
+    /// signal), echoing it; line ends and spaces are passed over. Nil at the end of the input.
+    func key(_ prompt: String) -> Character? {
+        // Non-canonical before the prompt shows, so that a key typed as soon as it shows is read at once.
+        rawMode()
+        defer { restore() }
+        write(prompt)
+        var byte: UInt8 = 0
+        while true {
+            let count = read(descriptor, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            guard count == 1 else {
+                write("\n")
+                return nil
+            }
+            if byte == 0x0A || byte == 0x0D || byte == 0x20 { continue }
+            guard byte < 0x80 else { continue }
+            let key = Character(Unicode.Scalar(byte))
+            write(String(key) + "\n")
+            return Character(key.lowercased())
+        }
+    }
+
+    /// Puts back the terminal settings a key read changed (also from the interruption handler).
+    func restore() {
+        guard
+            let original = saved.withLock({ state -> termios? in
+                defer { state = nil }
+                return state
+            })
+        else { return }
+        var settings = original
+        tcsetattr(descriptor, TCSANOW, &settings)
+    }
+
+    private func rawMode() {
+        var settings = termios()
+        guard tcgetattr(descriptor, &settings) == 0 else { return }
+        saved.withLock { $0 = settings }
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &settings.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        tcsetattr(descriptor, TCSANOW, &settings)
+    }
+
+    // MARK: The editor
+
+    /// `$VISUAL`, else `$EDITOR`, else `vi`.
+    static func editor(_ environment: [String: String]) -> String {
+        for name in ["VISUAL", "EDITOR"] {
+            if let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
+        }
+        return "vi"
+    }
+
+    /// Writes `text` to a private temporary file, runs `editor` on it with this terminal as its input and
+    /// output (through `sh`, so `EDITOR='code --wait'` works), and returns the file's text after the editor
+    /// exits. Throws a sentence when the file cannot be made or the editor fails.
+    func edit(_ text: String, editor: String) throws(FormError) -> String {
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        guard let (file, path) = POSIXFile.makeTemporary(prefix: folder + "/graph-ics-event-") else {
+            throw FormError("cannot make a temporary file in \(folder): \(POSIXFile.describe(errno))")
+        }
+        Interruption.register(path)
+        defer {
+            unlink(path)
+            Interruption.unregister(path)
+        }
+        var bytes = text
+        let failure = bytes.withUTF8 { POSIXFile.writeAll(file, UnsafeRawBufferPointer($0)) }
+        close(file)
+        if let failure { throw FormError("cannot write \(path): \(POSIXFile.describe(failure))") }
+        let status = run(["/bin/sh", "-c", editor + " \"$@\"", editor, path])
+        guard status == 0 else {
+            throw FormError(
+                "the editor ('\(editor)') \(status < 0 ? "could not be started" : "exited with status \(status)")")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw FormError("cannot read \(path)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Runs `arguments` with the terminal as standard input, output and error and the signals a shell gives
+    /// (graph-ics ignores some), waits for it, and returns its exit status (-1: not started, 128 + n: signal).
+    private func run(_ arguments: [String]) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for target in Int32(0)...2 { posix_spawn_file_actions_adddup2(&actions, descriptor, target) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { return -1 }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+}
