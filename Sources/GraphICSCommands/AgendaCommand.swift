@@ -136,7 +136,7 @@ struct AgendaCommand: Command {
         case .text:
             let toTerminal = output == nil || output == "-"
             let style = AgendaText.Style(
-                width: toTerminal ? ViewWidth.columns(option: width) : width,
+                width: toTerminal ? ViewWidth.lineWidth(option: width) : width,
                 colour: toTerminal && ViewWidth.colour(), today: today, hideEmpty: hideEmpty,
                 namesZone: self.zone != nil)
             text = AgendaText.render(entries, days: days, style: style)

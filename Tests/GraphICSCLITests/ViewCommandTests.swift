@@ -76,6 +76,18 @@ import Testing
         #expect(!text.out.contains("Ana Example"), "the owner is not named as organizer")
     }
 
+    @Test("agenda into a pipe is never cut, even with COLUMNS set; --width cuts it")
+    func pipedWidth() throws {
+        let account = try Self.fixtureAccount()
+        var environment = account.tokenEnvironment()
+        environment["COLUMNS"] = "40"
+        let piped = try account.run(["agenda", "--week", "2026-W49"], environment: environment)
+        #expect(piped.out.contains("Quarterly business review with the extended leadership team (Carla Mendes)"))
+        let cut = try account.run(["agenda", "--week", "2026-W49", "--width", "40"], environment: environment)
+        #expect(cut.out.contains("  09:30–11:00  Quarterly business revie…\n"))
+        #expect(cut.out.split(separator: "\n").allSatisfy { $0.count <= 40 })
+    }
+
     @Test("whoami, calendars and agenda --json are written in one style")
     func oneJSONStyle() throws {
         let account = try Self.fixtureAccount()

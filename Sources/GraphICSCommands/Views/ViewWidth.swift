@@ -29,6 +29,12 @@ enum ViewWidth {
         return Int(size.ws_col)
     }
 
+    /// The width agenda cuts its lines to: `option`, else ``columns(option:environment:)`` when standard output
+    /// is a terminal; nil (never cut) when it is a pipe or a file.
+    static func lineWidth(option: Int?, environment: [String: String] = ProcessInfo.processInfo.environment) -> Int? {
+        option ?? (isatty(1) == 1 ? columns(option: nil, environment: environment) : nil)
+    }
+
     /// Colour on standard output: a terminal there and `NO_COLOR` not set (to anything).
     static func colour(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         isatty(1) == 1 && environment["NO_COLOR"] == nil
