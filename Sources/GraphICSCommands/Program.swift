@@ -8,8 +8,8 @@ public enum Program {
     static var commands: [any Command.Type] {
         [
             ConvertCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self, CalendarsCommand.self,
-            AgendaCommand.self, WeekCommand.self, MonthCommand.self, AddCommand.self, ExportCommand.self,
-            ImportCommand.self, SyncCommand.self,
+            AgendaCommand.self, AddCommand.self, ExportCommand.self, ImportCommand.self, SyncCommand.self,
+            WeekCommand.self, MonthCommand.self,
             FeedCommand.self, ServeCommand.self,
             CompletionsCommand.self,
             HelpCommand.self,
