@@ -55,6 +55,29 @@ import Testing
                 """)
     }
 
+    @Test("containers nested by hand keep their place among an array's values")
+    func nestedContainers() throws {
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        struct Row: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var list = encoder.unkeyedContainer()
+                try list.encode(1)
+                var inner = list.nestedContainer(keyedBy: Key.self)
+                try inner.encode("x", forKey: Key(stringValue: "k"))
+                try list.encode(3)
+                var pair = list.nestedUnkeyedContainer()
+                try pair.encode(true)
+            }
+        }
+        let value = try JSONValue(encoding: Row())
+        #expect(value == .array([.int(1), .object(["k": .string("x")]), .int(3), .array([.bool(true)])]))
+    }
+
     @Test("a JSONSerialization tree reads into the same values")
     func jsonObject() throws {
         let value = try JSONValue(jsonObject: ["n": NSNull(), "t": true, "i": 3, "s": ["a"]] as [String: Any])

@@ -95,7 +95,8 @@ public enum JSONValue: Equatable, Sendable, Encodable {
 private final class JSONValueEncoder: Encoder {
     final class Box {
         var value: JSONValue = .object([:])
-        var children: [(key: String?, box: Box)] = []
+        /// Nested containers: by key in an object, by position (a placeholder in `value`) in an array.
+        var children: [(key: String, box: Box)] = []
         enum Kind { case single, object, array }
         var kind = Kind.single
 
@@ -105,12 +106,15 @@ private final class JSONValueEncoder: Encoder {
             case .object:
                 var members: [String: JSONValue] = [:]
                 if case .object(let own) = value { members = own }
-                for child in children { members[child.key ?? ""] = child.box.resolved() }
+                for child in children { members[child.key] = child.box.resolved() }
                 return .object(members)
             case .array:
                 var items: [JSONValue] = []
                 if case .array(let own) = value { items = own }
-                return .array(items + children.map { $0.box.resolved() })
+                for child in children {
+                    if let index = Int(child.key), items.indices.contains(index) { items[index] = child.box.resolved() }
+                }
+                return .array(items)
             case .single:
                 return value
             }
@@ -197,8 +201,8 @@ private final class JSONValueEncoder: Encoder {
         let box: Box
         var codingPath: [any CodingKey] { [] }
         var count: Int {
-            if case .array(let items) = box.value { return items.count + box.children.count }
-            return box.children.count
+            if case .array(let items) = box.value { return items.count }
+            return 0
         }
 
         private func append(_ value: JSONValue) {
@@ -214,13 +218,15 @@ private final class JSONValueEncoder: Encoder {
             keyedBy keyType: NestedKey.Type
         ) -> KeyedEncodingContainer<NestedKey> {
             let child = Box()
-            box.children.append((nil, child))
+            box.children.append((String(count), child))
+            append(.null)
             return JSONValueEncoder(into: child).container(keyedBy: keyType)
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
             let child = Box()
-            box.children.append((nil, child))
+            box.children.append((String(count), child))
+            append(.null)
             return JSONValueEncoder(into: child).unkeyedContainer()
         }
 
