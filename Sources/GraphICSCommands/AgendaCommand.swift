@@ -36,8 +36,9 @@ struct AgendaCommand: Command {
         the keys id, subject, start, end, isAllDay, location, organizer (the name), isCancelled,
         showAs, responseStatus, categories, calendar and joinUrl; start and end are ISO 8601 with the
         UTC offset of the display zone (2026-11-30T09:00:00+01:00); for all-day events they are
-        midnight of the first day and of the day after the last one. Absent values are null. It is
-        written as every graph-ics --json is: two-space indent, keys sorted, text unescaped.
+        midnight of the first day and of the day after the last one. Absent values are null (an
+        empty list for categories). It is written as every graph-ics --json is: two-space indent,
+        keys sorted, text unescaped.
 
         With --html, the days are one self-contained HTML page (no scripts, no external files): a
         column per day, all-day events on top, the others as blocks by time, overlapping ones side by
