@@ -218,8 +218,7 @@ struct WhoAmICommand: Command {
             object["userPrincipalName"] = me.userPrincipalName
             object["timeZone"] = settings.timeZone
             object["ianaTimeZone"] = iana
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
-            terminal.out(String(decoding: data, as: UTF8.self) + "\n")
+            terminal.out(try JSONOutput.text(.object(object.mapValues { .string($0) })))
             return .ok
         }
         var lines: [String] = []
@@ -265,10 +264,7 @@ struct CalendarsCommand: Command {
         let session = try Session.open(report.connection, need: .read, terminal: terminal)
         let calendars = try session.client.calendars()
         if report.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            let data = try encoder.encode(["value": calendars])
-            terminal.out(String(decoding: data, as: UTF8.self) + "\n")
+            terminal.out(try JSONOutput.text(.object(["value": JSONValue(encoding: calendars)])))
             return .ok
         }
         let width = min(40, calendars.map { ($0.name ?? "").count }.max() ?? 0)

@@ -180,9 +180,7 @@ struct FeedCommand: Command {
                     "pastDays": feed.pastDays, "futureDays": feed.futureDays, "url": url(feed),
                 ]
             }
-            let data = try JSONSerialization.data(
-                withJSONObject: entries, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-            terminal.out(String(decoding: data, as: UTF8.self) + "\n")
+            terminal.out(try JSONOutput.text(JSONValue(jsonObject: entries)))
             return
         }
         guard !configuration.feeds.isEmpty else {

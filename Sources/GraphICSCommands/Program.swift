@@ -11,6 +11,7 @@ public enum Program {
             AccountsCommand.self, ConfigCommand.self,
             AgendaCommand.self, AddCommand.self, ExportCommand.self, ImportCommand.self, SyncCommand.self,
             EditCommand.self, DeleteCommand.self, RespondCommand.self,
+            WeekCommand.self, MonthCommand.self,
             FeedCommand.self, ServeCommand.self,
             DemoCommand.self,
             CompletionsCommand.self,

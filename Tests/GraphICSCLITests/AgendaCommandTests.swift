@@ -51,6 +51,17 @@ import Testing
         return account
     }
 
+    /// `expected` with today's heading marked "(today)", as agenda marks it: the tests run on any day.
+    static func markingToday(_ expected: String, zone: String = "Europe/Berlin") -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: zone)
+        formatter.dateFormat = "EEEE d MMMM yyyy"
+        let heading = formatter.string(from: Date())
+        return expected.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0 == heading ? heading + " (today)" : String($0) }.joined(separator: "\n")
+    }
+
     @Test("the week shows every day's heading, all-day events first, times in the mailbox zone")
     func weekInMailboxZone() throws {
         let account = try Self.seededAccount()
@@ -58,31 +69,31 @@ import Testing
         #expect(result.status == 0, "stderr: \(result.err)")
         let expected = """
             Monday 30 November 2026
-              00:00–00:30  Late deploy (Megan Bowen) (continued)
+              00:00–00:30  Late deploy (continued)
             Tuesday 1 December 2026
-              all day      Company holiday (Megan Bowen)
-              07:30–08:00  Early call (Megan Bowen)
+              all day      Company holiday
+              07:30–08:00  Early call
               09:00–09:15  Standup (Ann Lee) @ Room 4
             Wednesday 2 December 2026
               (nothing)
             Thursday 3 December 2026
-              22:00–24:00  Night train (Megan Bowen) @ Platform 4 (continues)
+              22:00–24:00  Night train @ Platform 4 (continues)
             Friday 4 December 2026
-              all day      Conference (Megan Bowen) (day 1/2)
-              00:00–06:30  Night train (Megan Bowen) @ Platform 4 (continued)
-              14:00–15:00  [cancelled] Retro (Megan Bowen)
+              all day      Conference (day 1/2)
+              00:00–06:30  Night train @ Platform 4 (continued)
+              14:00–15:00  [cancelled] Retro
             Saturday 5 December 2026
-              all day      Conference (Megan Bowen) (day 2/2)
+              all day      Conference (day 2/2)
             Sunday 6 December 2026
               (nothing)
 
             """
-        #expect(result.out == expected)
+        #expect(result.out == Self.markingToday(expected))
         #expect(result.stderr.isEmpty, "stderr: \(result.err)")
         #expect(!result.out.contains("\u{1B}"), "no colour when stdout is not a terminal")
     }
 
-    @Test("--tz moves the times and the days into another zone")
+    @Test("--tz moves the times and the days into another zone, named on the first line")
     func otherZone() throws {
         let account = try Self.seededAccount()
         let result = try account.run(
@@ -90,15 +101,16 @@ import Testing
             environment: account.tokenEnvironment())
         #expect(result.status == 0, "stderr: \(result.err)")
         let expected = """
+            Times in America/New_York
             Thursday 3 December 2026
-              16:00–24:00  Night train (Megan Bowen) @ Platform 4 (continues)
+              16:00–24:00  Night train @ Platform 4 (continues)
             Friday 4 December 2026
-              all day      Conference (Megan Bowen) (day 1/2)
-              00:00–00:30  Night train (Megan Bowen) @ Platform 4 (continued)
-              08:00–09:00  [cancelled] Retro (Megan Bowen)
+              all day      Conference (day 1/2)
+              00:00–00:30  Night train @ Platform 4 (continued)
+              08:00–09:00  [cancelled] Retro
 
             """
-        #expect(result.out == expected)
+        #expect(result.out == Self.markingToday(expected, zone: "America/New_York"))
     }
 
     @Test("--json prints one object per event with ISO 8601 times in the display zone")
@@ -115,7 +127,8 @@ import Testing
         for object in array {
             #expect(
                 Set(object.keys) == [
-                    "id", "subject", "start", "end", "isAllDay", "location", "organizer", "isCancelled",
+                    "id", "subject", "start", "end", "isAllDay", "location", "organizer", "isCancelled", "showAs",
+                    "responseStatus", "categories", "calendar", "joinUrl",
                 ])
         }
         let standup = try #require(array.first { $0["subject"] as? String == "Standup" })
@@ -154,10 +167,10 @@ import Testing
         let dates = ["--from", "2026-12-01", "--to", "2026-12-02"]
         let own = try account.run(["agenda"] + dates, environment: environment)
         #expect(own.status == 0, "stderr: \(own.err)")
-        #expect(own.out == "Tuesday 1 December 2026\n  (nothing)\n")
+        #expect(own.out == Self.markingToday("Tuesday 1 December 2026\n  (nothing)\n", zone: "UTC"))
         let shared = try account.run(["agenda", "--calendar", "team"] + dates, environment: environment)
         #expect(shared.status == 0, "stderr: \(shared.err)")
-        #expect(shared.out == "Tuesday 1 December 2026\n  10:00–11:00  Only in Team (Megan Bowen)\n")
+        #expect(shared.out == Self.markingToday("Tuesday 1 December 2026\n  10:00–11:00  Only in Team\n", zone: "UTC"))
         let missing = try account.run(["agenda", "--calendar", "Nope"] + dates, environment: environment)
         #expect(missing.status == 66)
         #expect(missing.stdout.isEmpty)

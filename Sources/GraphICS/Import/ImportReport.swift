@@ -1,4 +1,5 @@
 import Foundation
+import ICalBridge
 
 /// The outcome of one `graph-ics import` run: a result per event, and the failure that stopped the run
 /// early, if one did (Graph unavailable after retries, the sign-in refused).
@@ -43,9 +44,7 @@ public struct ImportReport {
         }
         var counts: [String: Int] = [:]
         for action in ImportResult.Action.allCases { counts[action.rawValue] = count(action) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(
-            Document(dryRun: isDryRun, summary: counts, events: results, verify: verification))
+        return try JSONOutput.data(
+            encoding: Document(dryRun: isDryRun, summary: counts, events: results, verify: verification))
     }
 }

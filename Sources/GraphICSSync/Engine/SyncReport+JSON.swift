@@ -26,7 +26,7 @@ extension SyncReport {
             } ?? NSNull(),
             "summary": summary,
         ]
-        return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+        return try JSONOutput.data(JSONValue(jsonObject: document))
     }
 
     /// Seconds since 1970 as `2026-12-01T00:00:00Z`.

@@ -1,0 +1,93 @@
+import Foundation
+import GraphICS
+import ICalBridge
+import Testing
+
+@testable import GraphICSCommands
+
+/// Every command's `--json` through one encoder in one style: two-space indent, `"key": value`, keys sorted,
+/// slashes and non-ASCII text unescaped, a line feed at the end.
+@Suite struct JSONOutputTests {
+    @Test("objects are pretty-printed with sorted keys, nothing escaped that need not be")
+    func style() throws {
+        let text = try JSONOutput.text(
+            .object([
+                "b": .array([.int(1), .bool(true), .null]), "a": .string("https://x.example/ü \"q\""),
+                "c": .object([:]), "d": .double(1.5),
+            ]))
+        #expect(
+            text == """
+                {
+                  "a": "https://x.example/ü \\"q\\"",
+                  "b": [
+                    1,
+                    true,
+                    null
+                  ],
+                  "c": {},
+                  "d": 1.5
+                }
+
+                """)
+    }
+
+    @Test("an Encodable value comes out in the same style, keys sorted, nil as the type encodes it")
+    func encodable() throws {
+        struct Value: Encodable {
+            var zeta = "z/z"
+            var alpha: Int? = nil
+            var inner = ["y": 2, "x": 1]
+            var list = [Int64(7)]
+        }
+        let text = String(decoding: try JSONOutput.data(encoding: Value()), as: UTF8.self)
+        #expect(
+            text == """
+                {
+                  "inner": {
+                    "x": 1,
+                    "y": 2
+                  },
+                  "list": [
+                    7
+                  ],
+                  "zeta": "z/z"
+                }
+                """)
+    }
+
+    @Test("containers nested by hand keep their place among an array's values")
+    func nestedContainers() throws {
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        struct Row: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var list = encoder.unkeyedContainer()
+                try list.encode(1)
+                var inner = list.nestedContainer(keyedBy: Key.self)
+                try inner.encode("x", forKey: Key(stringValue: "k"))
+                try list.encode(3)
+                var pair = list.nestedUnkeyedContainer()
+                try pair.encode(true)
+            }
+        }
+        let value = try JSONValue(encoding: Row())
+        #expect(value == .array([.int(1), .object(["k": .string("x")]), .int(3), .array([.bool(true)])]))
+    }
+
+    @Test("a JSONSerialization tree reads into the same values")
+    func jsonObject() throws {
+        let value = try JSONValue(jsonObject: ["n": NSNull(), "t": true, "i": 3, "s": ["a"]] as [String: Any])
+        #expect(value == .object(["n": .null, "t": .bool(true), "i": .int(3), "s": .array([.string("a")])]))
+    }
+
+    @Test("the import report's JSON is written in the shared style")
+    func importReport() throws {
+        let report = ImportReport(results: [], isDryRun: true)
+        let text = String(decoding: try report.jsonData(), as: UTF8.self)
+        #expect(text.hasPrefix("{\n  \"dryRun\": true,\n  \"events\": [],\n  \"summary\": {\n"))
+    }
+}
