@@ -7,13 +7,12 @@ public enum Program {
     /// Every command, in the order the help lists them.
     static var commands: [any Command.Type] {
         [
-            ConvertCommand.self, LoginCommand.self, LogoutCommand.self, WhoAmICommand.self, CalendarsCommand.self,
-            AccountsCommand.self, ConfigCommand.self,
-            AgendaCommand.self, AddCommand.self, ExportCommand.self, ImportCommand.self, SyncCommand.self,
-            EditCommand.self, DeleteCommand.self, RespondCommand.self,
-            WeekCommand.self, MonthCommand.self,
-            FeedCommand.self, ServeCommand.self,
-            DemoCommand.self,
+            DemoCommand.self, ConvertCommand.self, LoginCommand.self, LogoutCommand.self, AccountsCommand.self,
+            WhoAmICommand.self, CalendarsCommand.self,
+            AgendaCommand.self, WeekCommand.self, MonthCommand.self,
+            AddCommand.self, EditCommand.self, DeleteCommand.self, RespondCommand.self,
+            ExportCommand.self, ImportCommand.self, SyncCommand.self, FeedCommand.self, ServeCommand.self,
+            ConfigCommand.self,
             CompletionsCommand.self,
             HelpCommand.self,
         ]
