@@ -6,7 +6,10 @@ import ICalBridge
 struct MonthCommand: Command {
     static let name = "month"
     static let abstract = "Draw a month as a calendar page with the events' titles."
-    static let synopsis = ["[--month MONTH] [--calendar NAME|ID]... [--all-calendars] [--tz ZONE] [--width N] [--account NAME] [--user UPN]"]
+    static let synopsis = [
+        "[--month MONTH] [--calendar NAME|ID]... [--all-calendars] [--tz ZONE] [--width N]",
+        "[--account NAME] [--user UPN]",
+    ]
     static let discussion = """
         Draws a month (this one unless told otherwise) as weeks from Monday to Sunday, each day
         with its events: all-day ones first, then the others as "09:00 Subject", in the mailbox's

@@ -7,7 +7,8 @@ struct WeekCommand: Command {
     static let name = "week"
     static let abstract = "Draw the week as a grid: days in columns, hours in rows, events as blocks."
     static let synopsis = [
-        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars] [--tz ZONE] [--width N] [--account NAME] [--user UPN]"
+        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars] [--tz ZONE]",
+        "[--width N] [--account NAME] [--user UPN]",
     ]
     static let discussion = """
         Draws the days of a week (this one unless told otherwise; --from/--to for up to seven other
