@@ -223,7 +223,7 @@ import Testing
 
         #expect(result.status == 130, "stderr: \(result.err)")
         #expect(
-            result.err.contains("(\"Train ES 9126 Brussels-Midi → London St Pancras\"): created"),
+            result.err.contains("\"Train ES 9126 Brussels-Midi → London St Pancras\" 2027-01-15 08:56: created"),
             "stderr: \(result.err)")
         #expect(result.err.contains("Imported so far: 1 event(s)"), "stderr: \(result.err)")
         #expect(Self.subjects(standIn) == ["Train ES 9126 Brussels-Midi → London St Pancras"])
