@@ -94,12 +94,7 @@ struct EditCommand: Command {
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let session = try Session.open(connection, need: .write, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
-        let event: EventStanding
-        do {
-            event = try session.client.standing(ofEvent: id)
-        } catch  where EventActions.isUnknown(error) {
-            throw CommandFailure(.inputMissing, "no event \(id) in this mailbox (Graph answered 404); nothing changed")
-        }
+        let event = try EventActions.standing(of: id, session.client, nothing: "changed")
         let label = EventActions.label(event, zone: zone)
         let patch = try self.patch(for: event, TypedTime(zone: zone), terminal)
         if event.mailsAttendees {

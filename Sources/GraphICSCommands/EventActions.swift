@@ -48,4 +48,14 @@ enum EventActions {
     static func isUnknown(_ error: any Error) -> Bool {
         (error as? GraphError)?.kind == .notFound
     }
+
+    /// The event `id` as `edit` and `respond` need it, or exit 66 naming it and saying that nothing was
+    /// `done` when Graph has no such event.
+    static func standing(of id: String, _ client: GraphClient, nothing done: String) throws -> EventStanding {
+        do {
+            return try client.standing(ofEvent: id)
+        } catch  where isUnknown(error) {
+            throw CommandFailure(.inputMissing, "no event \(id) in this mailbox (Graph answered 404); nothing \(done)")
+        }
+    }
 }

@@ -59,12 +59,7 @@ struct RespondCommand: Command {
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let session = try Session.open(connection, need: .write, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
-        let event: EventStanding
-        do {
-            event = try session.client.standing(ofEvent: id)
-        } catch  where EventActions.isUnknown(error) {
-            throw CommandFailure(.inputMissing, "no event \(id) in this mailbox (Graph answered 404); nothing answered")
-        }
+        let event = try EventActions.standing(of: id, session.client, nothing: "answered")
         let label = EventActions.label(event, zone: zone)
         guard !event.isOrganizer else {
             throw CommandFailure(.badInput, "you organise \(label): there is no invitation to answer")
