@@ -25,6 +25,7 @@ struct DemoScript {
         try step("whoami")
         try step("calendars")
         try step("agenda", "--week", "this")
+        try step("week", "--week", "this", "--width", "100")
         try exports()
         try imports()
         try sync()

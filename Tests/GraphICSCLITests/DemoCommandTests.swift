@@ -63,6 +63,8 @@ import Testing
         }
         #expect(Self.output(after: "$ graph-ics whoami", in: result.out).contains("Ana Example <ana@contoso.example>"))
         #expect(Self.output(after: "$ graph-ics agenda --week this", in: result.out).contains("Team stand-up"))
+        #expect(
+            Self.output(after: "$ graph-ics week --week this --width 100", in: result.out).contains("Team stand"))
 
         // Both exports read back through graph-ics's own reader; the series one keeps the edits of the series.
         let week = try Data(contentsOf: demo.appendingPathComponent("this-week.ics"))
