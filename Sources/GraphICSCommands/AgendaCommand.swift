@@ -87,7 +87,8 @@ struct AgendaCommand: Command {
     var zone: ResolvedZone?
     var hideEmpty: Bool
     var width: Int?
-    var form: Form
+    /// The form asked for on the command line; nil: `agenda.format` in the config file, else text.
+    var form: Form?
     var output: String?
     var connection: ConnectionOptions
 
@@ -111,7 +112,7 @@ struct AgendaCommand: Command {
         guard forms.count <= 1 else {
             throw UsageError("\(forms.map(\.0).joined(separator: " and ")) cannot be combined; give one of them")
         }
-        form = forms.first?.1 ?? .text
+        form = forms.first?.1
         connection = try ConnectionOptions(parsed.group(\.connection))
         zone = try parsed[\.zone]
     }
@@ -127,8 +128,9 @@ struct AgendaCommand: Command {
         let (entries, diagnostics) = try Self.fetch(session, calendars: calendars, days: days)
         ConvertCommand.report(diagnostics, terminal)
         let today = zone.localTime(at: Int64(Date().timeIntervalSince1970.rounded(.down))).date
+        let settings = ViewSettings(session.config)
         var text: String
-        switch form {
+        switch try form ?? Self.configuredForm(session.config) {
         case .json: text = try AgendaJSON.text(entries, zone: zone)
         case .tsv: text = AgendaScript.tsv(entries, zone: zone)
         case .format(let template): text = AgendaScript.format(entries, template: template, zone: zone)
@@ -137,8 +139,8 @@ struct AgendaCommand: Command {
             let toTerminal = output == nil || output == "-"
             let style = AgendaText.Style(
                 width: toTerminal ? ViewWidth.lineWidth(option: width) : width,
-                colour: toTerminal && ViewWidth.colour(), today: today, hideEmpty: hideEmpty,
-                namesZone: self.zone != nil)
+                colour: settings.colour(toTerminal: toTerminal), today: today, hideEmpty: hideEmpty,
+                namesZone: self.zone != nil, twelveHour: settings.twelveHour, palette: settings.palette)
             text = AgendaText.render(entries, days: days, style: style)
         }
         do {
@@ -149,6 +151,23 @@ struct AgendaCommand: Command {
         }
         let failed = diagnostics.filter { $0.severity == .error }.count
         return failed > 0 ? .partlyFailed : .ok
+    }
+
+    /// The form `agenda.format` in the config file gives (`text`, `tsv`, `json` or a `--format` template);
+    /// text when it gives none.
+    static func configuredForm(_ config: UserConfig) throws(CommandFailure) -> Form {
+        guard let value = config["agenda.format"] else { return .text }
+        switch value.lowercased() {
+        case "text": return .text
+        case "tsv": return .tsv
+        case "json": return .json
+        default:
+            do {
+                return .format(try AgendaScript.Template(value))
+            } catch {
+                throw CommandFailure(.usage, "agenda.format in the config file: \(error.message)")
+            }
+        }
     }
 
     /// The events of `days` in the chosen calendars (each entry naming its calendar when there are

@@ -82,7 +82,9 @@ struct MonthCommand: Command {
         let (entries, diagnostics) = try AgendaCommand.fetch(session, calendars: calendars, days: days)
         ConvertCommand.report(diagnostics, terminal)
         terminal.out(
-            MonthGrid.render(entries, month: days, today: today, width: ViewWidth.columns(option: width) ?? 80))
+            MonthGrid.render(
+                entries, month: days, today: today, width: ViewWidth.columns(option: width) ?? 80,
+                twelveHour: ViewSettings(session.config).twelveHour))
         return diagnostics.contains { $0.severity == .error } ? .partlyFailed : .ok
     }
 }

@@ -67,7 +67,9 @@ struct WeekCommand: Command {
         ConvertCommand.report(diagnostics, terminal)
         let today = zone.localTime(at: Int64(Date().timeIntervalSince1970.rounded(.down))).date
         terminal.out(
-            WeekGrid.render(entries, days: days, today: today, width: ViewWidth.columns(option: width) ?? 80))
+            WeekGrid.render(
+                entries, days: days, today: today, width: ViewWidth.columns(option: width) ?? 80,
+                twelveHour: ViewSettings(session.config).twelveHour))
         return diagnostics.contains { $0.severity == .error } ? .partlyFailed : .ok
     }
 }

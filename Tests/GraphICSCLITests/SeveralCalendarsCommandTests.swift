@@ -93,6 +93,18 @@ import Testing
         #expect(overridden.map { $0["subject"] as? String } == ["Own work", "Planning"])
         #expect(overridden.first?["start"] as? String == "2026-12-01T10:00:00+00:00")
 
+        // agenda.format and display.time: the form and the clock when no option gives them.
+        _ = try account.run(["config", "set", "agenda.format", "json"], environment: environment)
+        let configured = try account.run(["agenda"] + Self.dates, environment: environment)
+        #expect(configured.status == 0, "stderr: \(configured.err)")
+        #expect(try JSONSerialization.jsonObject(with: configured.stdout) is [[String: Any]], "agenda.format = json")
+        let asTSV = try account.run(["agenda", "--tsv"] + Self.dates, environment: environment)
+        #expect(asTSV.out.hasPrefix("start_date\t"), "an option wins over the file")
+        _ = try account.run(["config", "set", "agenda.format", "text"], environment: environment)
+        _ = try account.run(["config", "set", "display.time", "12h"], environment: environment)
+        let twelve = try account.run(["agenda"] + Self.dates, environment: environment)
+        #expect(twelve.out.contains("8:00pm–"), "display.time = 12h: \(twelve.out)")
+
         try "[defaults]\ncalendar = Team\ncolour = red\n".write(
             to: account.configDirectory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
         let asked = account.standIn.operations.count

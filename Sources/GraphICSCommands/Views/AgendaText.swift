@@ -15,6 +15,10 @@ enum AgendaText {
         var hideEmpty = false
         /// Say the zone on the first line (given with --tz).
         var namesZone = false
+        /// Times on a 12-hour clock (`9:05am`).
+        var twelveHour = false
+        /// SGR codes chosen in the config file's `[colors]`, by lower-cased calendar or category name.
+        var palette: [String: String] = [:]
     }
 
     /// `Monday 30 November 2026` (``ViewText/heading(_:)``, by the name `add` uses too).
@@ -40,7 +44,8 @@ enum AgendaText {
             lines.append(line(heading, style: style, code: style.colour ? "1" : nil))
             if items.isEmpty { lines.append(line("  (nothing)", style: style)) }
             for item in items {
-                let text = "  " + self.text(item, zone: zone, calendarWidth: calendarWidth)
+                let text =
+                    "  " + self.text(item, zone: zone, calendarWidth: calendarWidth, twelveHour: style.twelveHour)
                 lines.append(line(text, style: style, code: code(item.entry, style)))
             }
         }
@@ -57,14 +62,16 @@ enum AgendaText {
     private static func code(_ entry: AgendaEntry, _ style: Style) -> String? {
         guard style.colour else { return nil }
         if entry.isCancelled { return "2" }
-        return ViewText.colourKey(entry).map { String(ViewText.colourCode(for: $0)) }
+        return ViewText.colourKey(entry).map { style.palette[$0.lowercased()] ?? String(ViewText.colourCode(for: $0)) }
     }
 
     /// `all day      Subject (Organizer) @ Location (note)`, with the calendar column when calendars are named.
-    static func text(_ item: AgendaEntry.DayItem, zone: ResolvedZone, calendarWidth: Int) -> String {
+    static func text(
+        _ item: AgendaEntry.DayItem, zone: ResolvedZone, calendarWidth: Int, twelveHour: Bool = false
+    ) -> String {
         let entry = item.entry
-        let (when, note) = when(item.piece, zone: zone)
-        var line = when.padding(toLength: 11, withPad: " ", startingAt: 0) + "  "
+        let (when, note) = when(item.piece, zone: zone, twelveHour: twelveHour)
+        var line = when.padding(toLength: twelveHour ? 15 : 11, withPad: " ", startingAt: 0) + "  "
         if calendarWidth > 0 { line += ViewText.cell(ViewText.clean(entry.calendar ?? ""), calendarWidth) + "  " }
         if entry.isCancelled { line += "[cancelled] " }
         line += ViewText.subject(entry)
@@ -75,7 +82,7 @@ enum AgendaText {
     }
 
     /// The time column of a piece and the note for an event that spans days.
-    static func when(_ piece: AgendaEntry.Piece, zone: ResolvedZone) -> (String, String?) {
+    static func when(_ piece: AgendaEntry.Piece, zone: ResolvedZone, twelveHour: Bool = false) -> (String, String?) {
         switch piece {
         case .allDay(let index, let count):
             return ("all day", count > 1 ? "day \(index)/\(count)" : nil)
@@ -88,8 +95,8 @@ enum AgendaText {
                 case (true, true): "continued, continues"
                 }
             let range = ViewText.timeRange(
-                start: start, end: end, dayStart: dayStart, continues: continues, zone: zone)
-            return (continued ? "00:00" + range.drop { $0 != "–" } : range, note)
+                start: start, end: end, dayStart: dayStart, continues: continues, zone: zone, twelveHour: twelveHour)
+            return (continued ? ViewText.midnight(twelveHour: twelveHour) + range.drop { $0 != "–" } : range, note)
         }
     }
 }

@@ -16,7 +16,9 @@ enum MonthGrid {
     }
 
     /// The grid in at most `width` columns (each day gets at least 4).
-    static func render(_ entries: [AgendaEntry], month days: DayRange, today: CivilDateTime?, width: Int) -> String {
+    static func render(
+        _ entries: [AgendaEntry], month days: DayRange, today: CivilDateTime?, width: Int, twelveHour: Bool = false
+    ) -> String {
         let cell = max(4, (width - 1) / 7 - 1)
         let byDay = Dictionary(
             AgendaEntry.byDay(entries, days: days).map { ($0.day, $0.items) }, uniquingKeysWith: { first, _ in first })
@@ -32,7 +34,8 @@ enum MonthGrid {
             let week = (0..<7).map { monday.adding(days: $0) }
             let cells = week.map { day -> [String] in
                 guard days.first <= day, day < days.end else { return [] }
-                return [dayNumber(day, today: today, width: cell)] + eventLines(byDay[day] ?? [], zone: days.zone)
+                return [dayNumber(day, today: today, width: cell)]
+                    + eventLines(byDay[day] ?? [], zone: days.zone, twelveHour: twelveHour)
             }
             let height = max(3, cells.map(\.count).max() ?? 0)
             for row in 0..<height {
@@ -52,11 +55,15 @@ enum MonthGrid {
 
     /// A day's events, a line each: all-day ones by subject, timed ones `09:00 Subject`; `+N more` past
     /// ``linesPerDay``.
-    static func eventLines(_ items: [AgendaEntry.DayItem], zone: ResolvedZone) -> [String] {
+    static func eventLines(_ items: [AgendaEntry.DayItem], zone: ResolvedZone, twelveHour: Bool = false) -> [String] {
         let lines = items.map { item -> String in
             let subject = (item.entry.isCancelled ? "× " : "") + ViewText.subject(item.entry)
             guard case .timed(let start, _, let continued, _, _) = item.piece else { return subject }
-            return (continued ? "00:00" : ViewText.time(zone.localTime(at: start))) + " " + subject
+            let time =
+                continued
+                ? ViewText.midnight(twelveHour: twelveHour)
+                : ViewText.time(zone.localTime(at: start), twelveHour: twelveHour)
+            return time + " " + subject
         }
         guard lines.count > linesPerDay else { return lines }
         return Array(lines.prefix(linesPerDay - 1)) + ["+\(lines.count - linesPerDay + 1) more"]

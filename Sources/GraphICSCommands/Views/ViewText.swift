@@ -70,16 +70,32 @@ enum ViewText {
         "\(weekdays[date.isoWeekday - 1].prefix(3)) \(date.day)"
     }
 
-    /// `09:05`.
-    static func time(_ local: CivilDateTime) -> String {
-        pad(local.hour) + ":" + pad(local.minute)
+    /// `09:05`; on a 12-hour clock (`display.time` in the config file) `9:05am`, gcalcli's form.
+    static func time(_ local: CivilDateTime, twelveHour: Bool = false) -> String {
+        guard twelveHour else { return pad(local.hour) + ":" + pad(local.minute) }
+        let hour = local.hour % 12 == 0 ? 12 : local.hour % 12
+        return "\(hour):" + pad(local.minute) + (local.hour < 12 ? "am" : "pm")
     }
 
-    /// `09:00–09:30` of a timed piece, `00:00` and `24:00` at the edges of a day it crosses.
-    static func timeRange(start: Int64, end: Int64, dayStart: Int64, continues: Bool, zone: ResolvedZone) -> String {
-        let from = start == dayStart ? "00:00" : time(zone.localTime(at: start))
-        let to = continues ? "24:00" : time(zone.localTime(at: end))
+    /// Midnight at the start of a day, `00:00` (`12:00am`).
+    static func midnight(twelveHour: Bool) -> String { twelveHour ? "12:00am" : "00:00" }
+
+    /// `09:00–09:30` of a timed piece, `00:00` and `24:00` at the edges of a day it crosses (`12:00am` at
+    /// both on a 12-hour clock).
+    static func timeRange(
+        start: Int64, end: Int64, dayStart: Int64, continues: Bool, zone: ResolvedZone, twelveHour: Bool = false
+    ) -> String {
+        let from =
+            start == dayStart
+            ? midnight(twelveHour: twelveHour) : time(zone.localTime(at: start), twelveHour: twelveHour)
+        let to = continues ? (twelveHour ? "12:00am" : "24:00") : time(zone.localTime(at: end), twelveHour: twelveHour)
         return from + "–" + to
+    }
+
+    /// The hour label of the week grid: `08:00`, or `8am` on a 12-hour clock.
+    static func hourLabel(_ hour: Int, twelveHour: Bool) -> String {
+        guard twelveHour else { return pad(hour) + ":00" }
+        return "\(hour % 12 == 0 ? 12 : hour % 12)" + (hour < 12 ? "am" : "pm")
     }
 
     static func pad(_ value: Int) -> String {

@@ -11,7 +11,9 @@ enum WeekGrid {
     static let gutter = 5
 
     /// The grid in at most `width` columns (each day gets at least 3).
-    static func render(_ entries: [AgendaEntry], days: DayRange, today: CivilDateTime?, width: Int) -> String {
+    static func render(
+        _ entries: [AgendaEntry], days: DayRange, today: CivilDateTime?, width: Int, twelveHour: Bool = false
+    ) -> String {
         let columns = AgendaEntry.byDay(entries, days: days)
         let count = max(1, columns.count)
         let cell = max(3, (width - gutter - 1) / count - 1)
@@ -29,11 +31,13 @@ enum WeekGrid {
                     + "│")
         }
         if allDayRows > 0 { lines.append(rule(columns.map { _ in false }, cell: cell, joint: "┼", heavyToday: false)) }
-        let layouts = columns.map { DayLayout($0.items.filter { !$0.isAllDay }, zone: days.zone, width: cell) }
+        let layouts = columns.map {
+            DayLayout($0.items.filter { !$0.isAllDay }, zone: days.zone, width: cell, twelveHour: twelveHour)
+        }
         let first = min(usualHours.lowerBound * 2, layouts.compactMap(\.firstSlot).min() ?? .max)
         let end = max(usualHours.upperBound * 2, layouts.compactMap(\.endSlot).max() ?? 0)
         for slot in first..<end {
-            let time = slot % 2 == 0 ? ViewText.pad(slot / 2) + ":00" : ""
+            let time = slot % 2 == 0 ? ViewText.hourLabel(slot / 2, twelveHour: twelveHour) : ""
             lines.append(
                 ViewText.cell(time, gutter) + layouts.map { "│" + $0.row(slot) }.joined() + "│")
         }
@@ -86,7 +90,7 @@ enum WeekGrid {
         var blocks: [Block] = []
         let width: Int
 
-        init(_ items: [AgendaEntry.DayItem], zone: ResolvedZone, width: Int) {
+        init(_ items: [AgendaEntry.DayItem], zone: ResolvedZone, width: Int, twelveHour: Bool = false) {
             self.width = width
             var placed: [Block] = []
             var cluster: [Int] = []
@@ -99,7 +103,8 @@ enum WeekGrid {
                 let busy = Set(cluster.filter { placed[$0].end > first }.map { placed[$0].lane })
                 let lane = (0...).first { !busy.contains($0) } ?? 0
                 let time = ViewText.timeRange(
-                    start: start, end: end, dayStart: dayStart, continues: continues, zone: zone)
+                    start: start, end: end, dayStart: dayStart, continues: continues, zone: zone,
+                    twelveHour: twelveHour)
                 placed.append(Block(first: first, end: last, lane: lane, lanes: 1, lines: Self.lines(item, time)))
                 cluster.append(placed.count - 1)
                 clusterEnd = max(clusterEnd, last)
