@@ -2,6 +2,12 @@
 """Referee: check an .ics file that graph-ics produced from a Graph JSON file.
 
     python3 scripts/referee.py GRAPH.json OUT.ics [--tz IANA] [--cldr PATH] [--allow-missing]
+    python3 scripts/referee.py --alone OUT.ics [--tz IANA]
+
+With --alone there is no Graph JSON to compare with (a file graph-ics exported from Graph itself, such
+as `graph-ics demo`'s): the line, calendar and order checks run, every event must have UID, DTSTAMP,
+SUMMARY and DTSTART, and each DTSTART and DTEND must be the same instant by its TZID's name and by
+every reader of the embedded VTIMEZONEs.
 
 GRAPH.json is the input given to `graph-ics convert` (a calendarView response
 `{"value": [...]}`, a single event or an array of events), OUT.ics what it wrote.
@@ -548,7 +554,63 @@ def check_order(events: list[icalendar.Event], all_day_zone: ZoneInfo, referee: 
     referee.ok()
 
 
+def check_alone(
+    vevent: icalendar.Event, index: int, zones: dict[str, EmbeddedZone], readers: dict[str, ZoneReader],
+    referee: Referee,
+) -> None:
+    """One event of a file checked without Graph JSON: its properties, and its times read alike by all."""
+    graph_id = str(vevent.get(EVENT_ID_PROPERTY, ""))
+    label = f"VEVENT {index} (UID {vevent.get('UID')}, SUMMARY {vevent.get('SUMMARY')})"
+    for key in ("UID", "DTSTAMP", "SUMMARY", "DTSTART"):
+        referee.check(key in vevent, f"{label}: no {key}")
+    for key in ("DTSTART", "DTEND"):
+        if key not in vevent:
+            continue
+        written = IcsTime.read(vevent[key])
+        if written.is_date or written.tzid is None:
+            continue
+        try:
+            wanted = instant_by_name(written)
+        except ValueError as error:
+            referee.fail(f"{label}: {key} {written.describe()}: {error}")
+            continue
+        methods = [("by embedded VTIMEZONE", lambda t: instant_by_vtimezone(t, zones))]
+        methods += [(f"by {name}", lambda t, r=reader: r.instant(t, graph_id, key))
+                    for name, reader in readers.items() if reader.problem is None]
+        for method, reader in methods:
+            try:
+                got = reader(written)
+            except ValueError as error:
+                referee.fail(f"{label}: {key} {written.describe()}: {error}")
+                continue
+            referee.check(got == wanted, f"{label}: {key} {written.describe()} is {utc_text(got)} {method}, "
+                                         f"{utc_text(wanted)} by its TZID's name")
+
+
+def run_alone(arguments: argparse.Namespace) -> Referee:
+    referee = Referee()
+    raw = arguments.graph.read_bytes()
+    check_lines(raw, referee)
+    try:
+        calendar = icalendar.Calendar.from_ical(unfold(raw).decode("utf-8", errors="replace"))
+    except ValueError as error:
+        referee.fail(f"parse: icalendar cannot read the file: {error}")
+        return referee
+    zones = check_calendar(calendar, referee)
+    readers = zone_readers(unfold(raw).decode("utf-8", errors="replace"), calendar)
+    for reader in readers.values():
+        referee.check(reader.problem is None, f"calendar: {reader.name} cannot read the file: {reader.problem}")
+    vevents = list(calendar.walk("VEVENT"))
+    referee.check(bool(vevents), "calendar: no VEVENT")
+    for index, vevent in enumerate(vevents, start=1):
+        check_alone(vevent, index, zones, readers, referee)
+    check_order(vevents, ZoneInfo(arguments.tz) if arguments.tz else ZoneInfo("UTC"), referee)
+    return referee
+
+
 def run(arguments: argparse.Namespace) -> Referee:
+    if arguments.alone:
+        return run_alone(arguments)
     referee = Referee()
     windows_zones = load_windows_zones(arguments.cldr)
     graph_events = load_graph_events(arguments.graph)
@@ -597,12 +659,15 @@ def run(arguments: argparse.Namespace) -> Referee:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("graph", type=Path, help="Graph JSON given to graph-ics")
-    parser.add_argument("ics", type=Path, help=".ics written by graph-ics")
+    parser.add_argument("graph", type=Path, help="Graph JSON given to graph-ics (with --alone: the .ics)")
+    parser.add_argument("ics", type=Path, nargs="?", help=".ics written by graph-ics")
+    parser.add_argument("--alone", action="store_true", help="check the .ics without Graph JSON")
     parser.add_argument("--tz", help="IANA zone given to graph-ics --tz (all-day events sort at its midnight)")
     parser.add_argument("--cldr", type=Path, default=DEFAULT_CLDR, help="CLDR windowsZones.xml")
     parser.add_argument("--allow-missing", action="store_true", help="tolerate Graph events without a VEVENT")
     arguments = parser.parse_args()
+    if (arguments.ics is None) != arguments.alone:
+        parser.error("give GRAPH.json OUT.ics, or --alone OUT.ics")
     warnings.simplefilter("ignore")  # icalendar's guesses; the checks report what matters
     try:
         referee = run(arguments)
