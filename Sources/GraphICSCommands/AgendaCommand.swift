@@ -97,7 +97,7 @@ struct AgendaCommand: Command {
         range = try RangeOption(parsed.group(\.range))
         // A week or dates that cannot be read (or that Graph cannot answer for) are a usage error before
         // anything is asked of Graph.
-        _ = try range.resolve(in: .utc)
+        try range.checkEarly()
         calendars = try CalendarSet.Request(parsed.group(\.calendars))
         hideEmpty = parsed[\.hideEmpty]
         width = try parsed[\.width]

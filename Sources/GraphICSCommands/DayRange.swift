@@ -48,6 +48,46 @@ enum RangeOption: Equatable {
     /// `count` days from `from` (today when nil).
     case days(from: String?, count: Int)
 
+    /// The check a command makes while reading its options, before its zone is known: every typed form,
+    /// and a range of dates alone (`2026-12-01`, `2026-W49`) whole. A range that depends on today (`today`,
+    /// `+7d`, `mon`, `this`) is put in order by ``resolve(in:now:)`` in the command's zone, where today may be
+    /// another day than in UTC.
+    func checkEarly() throws(UsageError) {
+        let typed = TypedTime(zone: .utc)
+        switch self {
+        case .week(let text):
+            guard Self.isoWeekPattern(text) else {
+                _ = try typed.week(text, option: "--week")
+                return
+            }
+        case .dates(let from, let to):
+            guard Self.datePattern(from), Self.datePattern(to) else {
+                _ = try typed.day(to, option: "--to", relativeTo: try typed.day(from, option: "--from"))
+                return
+            }
+        case .days(let from, _):
+            guard let from, Self.datePattern(from) else {
+                if let from { _ = try typed.day(from, option: "--from") }
+                return
+            }
+        }
+        _ = try resolve(in: .utc)
+    }
+
+    /// `YYYY-MM-DD` in form (whether it is a real day is TypedTime's to say).
+    static func datePattern(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.count == 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
+            && bytes.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || (48...57).contains($0.element) }
+    }
+
+    /// `YYYY-Www` in form.
+    static func isoWeekPattern(_ text: String) -> Bool {
+        let bytes = Array(text.uppercased().utf8)
+        return bytes.count == 8 && bytes[4] == UInt8(ascii: "-") && bytes[5] == UInt8(ascii: "W")
+            && bytes.enumerated().allSatisfy { [4, 5].contains($0.offset) || (48...57).contains($0.element) }
+    }
+
     /// The days in `zone`, with `now` deciding what today and this week are.
     func resolve(in zone: ResolvedZone, now: Date = Date()) throws(UsageError) -> DayRange {
         let typed = TypedTime(now: now, zone: zone)

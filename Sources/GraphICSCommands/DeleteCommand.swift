@@ -69,7 +69,7 @@ struct DeleteCommand: Command {
         let calendar = try parsed[\.calendar]
         if let text = try parsed[\.search] {
             guard parsed.positionals.isEmpty else { throw UsageError("give event ids or --search, not both") }
-            _ = try range.resolve(in: .utc)
+            try range.checkEarly()
             target = .search(text, range, calendar: calendar)
         } else {
             guard !parsed.positionals.isEmpty else {

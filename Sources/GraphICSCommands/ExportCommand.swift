@@ -83,7 +83,7 @@ struct ExportCommand: Command {
         }
         range = try RangeOption(parsed.group(\.range))
         // A week or dates that cannot be read are a usage error before anything is asked of Graph.
-        _ = try range.resolve(in: .utc)
+        try range.checkEarly()
         calendars = try CalendarSet.Request(parsed.group(\.calendars))
         recurrence = try parsed[\.recurrence]
         if recurrence == .series && (calendars.all || calendars.names.count > 1) {
