@@ -169,7 +169,8 @@ struct SyncCommand: Command {
                     + "move its .ics files away first, so that nothing is sent to Outlook twice")
         }
         try SyncStateDirectory.prepare(stateDirectory)
-        let account = try Self.account(session, user: connection.user)
+        let userCache = Self.userCache(session, stateDirectory: stateDirectory)
+        let account = try Self.account(session, user: connection.user, cache: userCache)
         let calendarID = try ImportCommand.calendarID(for: calendar, in: session.client)
         let state = try SyncState(path: (stateDirectory as NSString).appendingPathComponent(SyncState.fileName))
         let pairing = try state.pairing(
@@ -190,7 +191,22 @@ struct SyncCommand: Command {
         if conflict == .ask, terminal.stdinIsTerminal, terminal.stderrIsTerminal {
             run.resolver = { Self.ask($0, terminal) }
         }
-        return try run.run()
+        do {
+            return try run.run()
+        } catch let error as AuthError where error.code == .tokenRejected {
+            userCache?.remove()
+            throw error
+        } catch let error as GraphError where error.kind == .unauthorized {
+            userCache?.remove()
+            throw error
+        }
+    }
+
+    /// Where the user a given token (`GRAPH_ICS_ACCESS_TOKEN`) signs in is remembered; nil for a saved
+    /// sign-in, which remembers its user itself.
+    static func userCache(_ session: Session, stateDirectory: String) -> SignedInUserCache? {
+        guard let given = session.tokens as? StaticTokenSource, let token = try? given.accessToken() else { return nil }
+        return SignedInUserCache(stateDirectory: stateDirectory, token: token)
     }
 
     /// DIR and the state directory; for a dry run of a folder never synced (DIR or the state missing), an
@@ -224,17 +240,20 @@ struct SyncCommand: Command {
     }
 
     /// The account the pairing is recorded for: `--user`, else the saved sign-in's user name, else Graph's
-    /// answer to `GET /me` (recorded in the saved sign-in, so that the next run need not ask).
-    static func account(_ session: Session, user: String?) throws -> String {
+    /// answer to `GET /me` (recorded in the saved sign-in, or for a given token in `cache`, so that the next
+    /// run need not ask).
+    static func account(_ session: Session, user: String?, cache: SignedInUserCache? = nil) throws -> String {
         if let user { return user.lowercased() }
         let saved = session.tokens as? RefreshingTokenSource
         if let name = saved?.currentAccount.userName, !name.isEmpty { return name.lowercased() }
+        if let name = cache?.fresh() { return name }
         let me = try session.owner()
         guard let name = me.userPrincipalName ?? me.mail, !name.isEmpty else {
             throw CommandFailure(
                 .unavailable, "Graph did not say who is signed in (no userPrincipalName from /me); give --user UPN")
         }
         try? saved?.recordUserName(name)
+        cache?.store(name.lowercased())
         return name.lowercased()
     }
 

@@ -7,7 +7,8 @@ extension SyncReport {
     /// `dryRun`, `round` (`changes`, `first`, `resync`, `reanchored`, or null), `window` (`start`, `end`,
     /// ISO 8601 UTC), `items` (each `file`, `uid`, `subject`, `outcome`: `pulled`, `pushed`, `held`,
     /// `conflict`, `failed`, `refused`, and by outcome `change`, `attendees`, `resolution`, `kept`, `reason`,
-    /// `requestId`), `counts`, `unsentLocalChanges` (`--pull-only`), `diagnostics` (their lines), `refusal` (`side`, `deletions`, `items`,
+    /// `requestId`; `outsideWindow` for an event Outlook still has outside the window, reported once), `counts`,
+    /// `confirmations` (events gone from the window that Graph was asked about), `unsentLocalChanges` (`--pull-only`), `diagnostics` (their lines), `refusal` (`side`, `deletions`, `items`,
     /// `message`, or null), `summary`.
     public func jsonData() throws -> Data {
         let document: [String: Any] = [
@@ -17,6 +18,7 @@ extension SyncReport {
             "items": items.map(\.jsonObject),
             "counts": counts,
             "unsentLocalChanges": unsentLocalChanges,
+            "confirmations": confirmations,
             "diagnostics": diagnostics.map(\.description),
             "refusal": refusal.map { refusal -> Any in
                 [
@@ -64,6 +66,8 @@ extension SyncReport.Item {
         case .refused(let reason):
             object["outcome"] = "refused"
             object["reason"] = reason
+        case .outsideWindow:
+            object["outcome"] = "outsideWindow"
         }
         return object
     }

@@ -33,6 +33,9 @@ public struct SyncReport: Sendable, Equatable {
         case failed(reason: String, requestID: String?)
         /// The item cannot be synced as it is (a rule Graph cannot hold, …); nothing was sent.
         case refused(reason: String)
+        /// Outlook still has the event, outside the window the sync follows (moved, or past --past): its
+        /// file stays. Reported the first time only.
+        case outsideWindow
     }
 
     public struct Item: Sendable, Equatable {
@@ -52,7 +55,7 @@ public struct SyncReport: Sendable, Equatable {
         public var isProblem: Bool {
             switch outcome {
             case .failed, .refused, .conflict(.skip, _, _): true
-            case .pulled, .pushed, .held, .conflict: false
+            case .pulled, .pushed, .held, .conflict, .outsideWindow: false
             }
         }
     }
@@ -71,6 +74,9 @@ public struct SyncReport: Sendable, Equatable {
     public var unsentLocalChanges = 0
     /// Set when the mass-deletion guard stopped the run before anything changed.
     public var refusal: MassDeletionGuard.Refusal?
+    /// How many items the round no longer showed Graph was asked about (a file is deleted only when Graph
+    /// answers that the event is gone).
+    public var confirmations = 0
 
     public init(isDryRun: Bool, round: PullReport.Round?, window: SyncWindow) {
         self.isDryRun = isDryRun
@@ -100,6 +106,7 @@ extension SyncReport.Outcome {
         case .conflict: "conflict"
         case .failed(let reason, let requestID): "failed: \(reason)" + (requestID.map { " [request-id \($0)]" } ?? "")
         case .refused(let reason): "refused: \(reason)"
+        case .outsideWindow: "outside window"
         }
     }
 
@@ -160,7 +167,7 @@ extension SyncReport {
         }
         for (key, singular, plural) in [
             ("held", "held", "held"), ("conflict", "conflict", "conflicts"), ("failed", "failed", "failed"),
-            ("refused", "refused", "refused"),
+            ("refused", "refused", "refused"), ("outside window", "outside the window", "outside the window"),
         ] {
             if let count = counts[key] { parts.append("\(count) \(count == 1 ? singular : plural)") }
         }
@@ -169,6 +176,9 @@ extension SyncReport {
         var text =
             refusal.map { "stopped: " + $0.description }
             ?? (parts.isEmpty ? "no changes" : parts.joined(separator: ", "))
+        if confirmations > 0 {
+            text += "; asked Graph about \(confirmations) event\(confirmations == 1 ? "" : "s") gone from the window"
+        }
         if unsentLocalChanges > 0 {
             text += "; \(unsentLocalChanges) local change\(unsentLocalChanges == 1 ? "" : "s") not sent (--pull-only)"
         }
@@ -190,6 +200,7 @@ extension SyncReport.Item {
         case .conflict: "conflict"
         case .failed: "failed"
         case .refused: "refused"
+        case .outsideWindow: "outside window"
         }
     }
 }

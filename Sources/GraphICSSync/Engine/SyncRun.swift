@@ -54,6 +54,7 @@ public struct SyncRun {
         var report = SyncReport(
             isDryRun: options.dryRun, round: pullPlan?.round, window: pullPlan?.window ?? options.window)
         report.diagnostics = (pullPlan?.diagnostics ?? []) + (options.direction.pushes ? pushPlan.diagnostics : [])
+        report.confirmations = pullPlan?.confirmations ?? 0
         do {
             try MassDeletionGuard(allowsMassDeletion: options.allowsMassDeletion).check(
                 items: recorded,
@@ -159,12 +160,9 @@ public struct SyncRun {
             let pulled = try pull.apply(pullPlan, overwriting: winners(.graph)) { name, contents in
                 kept[name] = try archive.keep(contents, of: name, side: .local)
             }
-            let subjects = PulledSubjects.of(pullPlan)
-            items += pulled.pulled.filter { !conflicting.contains($0.fileName) }.map {
-                SyncReport.Item(
-                    fileName: $0.fileName, uid: $0.uid, subject: subjects[$0.fileName],
-                    outcome: .pulled(SyncReport.Change($0.action)))
-            }
+            items += Self.pulledItems(
+                pulled.pulled, outside: pulled.outsideWindow, unconfirmed: pulled.unconfirmed, plan: pullPlan,
+                leaving: conflicting, folder: folder)
         }
         var pushed: [PushedItem] = []
         if options.direction.pushes {
@@ -187,6 +185,39 @@ public struct SyncRun {
         return items
     }
 
+    /// The pull's items as the sync reports them (those in `leaving`, conflicts, left to the conflict's line):
+    /// one line per file pulled; an item found outside the window for the first time as `outside window`
+    /// (also when its file was brought up to date); an item whose deletion Graph did not confirm as failed.
+    static func pulledItems(
+        _ pulled: [PullReport.PulledItem], outside: [PullReport.ItemName], unconfirmed: [PullReport.Unconfirmed],
+        plan: PullPlan, leaving: Set<String>, folder: VdirFolder
+    ) -> [SyncReport.Item] {
+        let subjects = PulledSubjects.of(plan)
+        let outsideNames = Set(outside.map(\.fileName))
+        var items = pulled.filter { !leaving.contains($0.fileName) && !outsideNames.contains($0.fileName) }.map {
+            SyncReport.Item(
+                fileName: $0.fileName, uid: $0.uid, subject: subjects[$0.fileName],
+                outcome: .pulled(SyncReport.Change($0.action)))
+        }
+        let local = { (name: String) -> String? in
+            (try? folder.read(name)).flatMap { PulledSubjects.summary(in: $0.contents) }
+        }
+        for item in outside where !leaving.contains(item.fileName) {
+            items.append(
+                SyncReport.Item(
+                    fileName: item.fileName, uid: item.uid, subject: subjects[item.fileName] ?? local(item.fileName),
+                    outcome: .outsideWindow))
+        }
+        for item in unconfirmed {
+            items.append(
+                SyncReport.Item(
+                    fileName: item.fileName, uid: item.uid, subject: local(item.fileName),
+                    outcome: .failed(
+                        reason: "\(item.reason); the file is kept (not confirmed)", requestID: item.requestID)))
+        }
+        return items
+    }
+
     private static func succeeded(_ item: PushedItem) -> Bool {
         if case .pushed = item.outcome { true } else { false }
     }
@@ -197,12 +228,12 @@ public struct SyncRun {
         _ resolutions: [String: SyncReport.Resolution]
     ) -> [SyncReport.Item] {
         let conflicting = Set(resolutions.keys)
-        let subjects = pullPlan.map(PulledSubjects.of) ?? [:]
-        var items = (pullPlan?.items ?? []).filter { !conflicting.contains($0.fileName) }.map {
-            SyncReport.Item(
-                fileName: $0.fileName, uid: $0.uid, subject: subjects[$0.fileName],
-                outcome: .pulled(SyncReport.Change($0.action)))
-        }
+        var items =
+            pullPlan.map {
+                Self.pulledItems(
+                    $0.items, outside: $0.outsideWindow, unconfirmed: $0.unconfirmed, plan: $0, leaving: conflicting,
+                    folder: folder)
+            } ?? []
         items += conflicts.map {
             SyncReport.Item(
                 fileName: $0.fileName, uid: $0.uid, subject: $0.subject,

@@ -28,6 +28,13 @@ public struct PullPlan: Sendable {
     public var diagnostics: [Diagnostic]
     /// Items Graph reported whose file already holds Graph's version (or whose change key is the recorded one).
     public var unchanged: Int
+    /// Items the round no longer showed that Graph still has, found outside the window for the first time:
+    /// their files stay (reported once).
+    public var outsideWindow: [PullReport.ItemName] = []
+    /// Items the round no longer showed whose deletion Graph could not confirm: file and record stay.
+    public var unconfirmed: [PullReport.Unconfirmed] = []
+    /// How many items Graph was asked about before any file was deleted (GETs, 20 to a `$batch`).
+    public var confirmations = 0
 
     /// The files the pull would delete: those it deletes, and those kept back for a local edit that a
     /// conflict won by Graph would delete (for the mass-deletion guard).
@@ -37,8 +44,12 @@ public struct PullPlan: Sendable {
 
     /// Graph's version of each item to write, by file name order of the round.
     var updates: [PullUpdate]
-    /// The records of items Graph no longer has in the window.
+    /// The records of items Graph confirmed deleted (a GET of the event, or the series' master, answered
+    /// 404 or 410).
     var deletions: [SyncItemRecord]
+    /// Records of items Graph confirmed outside the window with the recorded change key: marked, not
+    /// rewritten.
+    var leftWindow: [SyncItemRecord] = []
     /// What the apply stores for the next pull.
     var checkpoint: PullCheckpoint
 }

@@ -49,8 +49,41 @@ public struct PullReport: Sendable {
         }
     }
 
+    /// An item by file and UID.
+    public struct ItemName: Equatable, Codable, Sendable {
+        public var fileName: String
+        public var uid: String
+
+        public init(fileName: String, uid: String) {
+            self.fileName = fileName
+            self.uid = uid
+        }
+    }
+
+    /// An item the round no longer showed whose deletion Graph could not confirm (the GET failed): its file
+    /// and record stay, and the next run asks again.
+    public struct Unconfirmed: Equatable, Codable, Sendable {
+        public var fileName: String
+        public var uid: String
+        public var reason: String
+        public var requestID: String?
+
+        public init(fileName: String, uid: String, reason: String, requestID: String?) {
+            self.fileName = fileName
+            self.uid = uid
+            self.reason = reason
+            self.requestID = requestID
+        }
+    }
+
     public var round: Round
     public var pulled: [PulledItem] = []
+    /// Items found outside the window for the first time (their files stay).
+    public var outsideWindow: [ItemName] = []
+    /// Items whose deletion Graph could not confirm (their files stay).
+    public var unconfirmed: [Unconfirmed] = []
+    /// How many items Graph was asked about before a file was deleted.
+    public var confirmations = 0
     public var keptLocalChanges: [KeptLocalChange] = []
     /// Problems converting single events or series (named by id and subject); those items were left out.
     public var diagnostics: [Diagnostic] = []

@@ -52,6 +52,9 @@ extension SyncPull {
             var report = PullReport(round: plan.round, window: plan.window)
             report.diagnostics = plan.diagnostics
             report.unchanged = plan.unchanged
+            report.outsideWindow = plan.outsideWindow
+            report.unconfirmed = plan.unconfirmed
+            report.confirmations = plan.confirmations
             // A round with nothing to apply (the usual quiet one) does not read the records again.
             let list = plan.updates.isEmpty && plan.deletions.isEmpty ? [] : try state.items(of: pairing)
             let records = Dictionary(list.map { ($0.fileName, $0) }) { first, _ in first }
@@ -64,6 +67,13 @@ extension SyncPull {
             }
             for record in plan.deletions {
                 try delete(record, resolution, &report)
+            }
+            try state.transaction {
+                for record in plan.leftWindow {
+                    var marked = record
+                    marked.outsideWindow = true
+                    try state.upsert(marked, in: pairing)
+                }
             }
             try settle(plan, records: records, &report)
             return report
@@ -195,7 +205,8 @@ extension SyncPull {
         try state.upsert(
             SyncItemRecord(
                 fileName: update.fileName, uid: update.uid, graphID: update.graphID, changeKey: update.changeKey,
-                size: entry.size, modificationNanoseconds: entry.modificationNanoseconds, sha256: update.sha256),
+                size: entry.size, modificationNanoseconds: entry.modificationNanoseconds, sha256: update.sha256,
+                outsideWindow: update.outsideWindow),
             in: pairing)
         try state.setOccurrences(
             update.occurrenceIDs, changeKeys: update.occurrenceChangeKeys, of: update.fileName, in: pairing)
@@ -222,14 +233,16 @@ extension SyncPull {
         }
     }
 
-    /// Stores what the next pull starts from (see ``PullCheckpoint``).
+    /// Stores what the next pull starts from (see ``PullCheckpoint``). A delta link is not stored while a
+    /// deletion is unconfirmed, so that the next run's round reports the item again and Graph is asked again.
     private func settle(_ plan: PullPlan, records: [String: SyncItemRecord], _ report: inout PullReport) throws {
         switch plan.checkpoint {
         case .window(let window):
+            // Unconfirmed items are not marked: the next comparison over the window asks about them again.
             try state.saveDeltaCheckpoint(DeltaCheckpoint(link: "", window: window), for: pairing)
         case .unlessKept(let checkpoint):
             // A change kept back for a local edit must come again until the push layer settles it.
-            if report.keptLocalChanges.isEmpty {
+            if report.keptLocalChanges.isEmpty, plan.unconfirmed.isEmpty {
                 try state.saveDeltaCheckpoint(checkpoint, for: pairing)
             }
         case .marking(let checkpoint):
@@ -240,7 +253,7 @@ extension SyncPull {
                         try state.upsert(mark, in: pairing)
                     }
                 }
-                try state.saveDeltaCheckpoint(checkpoint, for: pairing)
+                if plan.unconfirmed.isEmpty { try state.saveDeltaCheckpoint(checkpoint, for: pairing) }
             }
         }
     }

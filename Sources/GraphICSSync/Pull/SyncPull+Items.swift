@@ -14,14 +14,17 @@ struct PullUpdate: Sendable {
     var occurrenceIDs: [String]
     /// Their change keys, by id.
     var occurrenceChangeKeys: [String: String] = [:]
+    /// Graph confirmed the event outside the window (recorded so that rounds over the window leave it be).
+    var outsideWindow = false
 }
 
 /// What preparing one item found.
 enum PreparedItem {
     case update(PullUpdate)
-    /// The event or series' master is gone from Graph (404), or none of its occurrences is in the window
-    /// any more.
+    /// Graph answered 404 for the event or the series' master: deleted in Outlook.
     case gone
+    /// The series' master (its JSON) is there, but none of its occurrences is in the window any more.
+    case leftWindow(master: Data)
     /// It could not be converted (the diagnostics say why); its file is left as it is.
     case skipped
 }
@@ -55,9 +58,9 @@ extension SyncPull {
             try masters[source.graphID] ?? CalendarExporter(client: client).fetchMasters([source.graphID]).first?.value
         guard let master = read ?? nil else { return .gone }
         let events = fetchOccurrences ? try occurrences(of: source.graphID, in: window) : source.events
-        // Every occurrence moved out of the window (or the pattern shortened before it): the series is gone
-        // from the window as a single event moved out of it is.
-        guard !events.isEmpty else { return .gone }
+        // Every occurrence moved out of the window (or the pattern shortened before it): the series left the
+        // window as a single event moved out of it does, and its file stays (see `keep`).
+        guard !events.isEmpty else { return .leftWindow(master: master) }
         let fields = Self.fields(master)
         guard
             let encoded = try encoder.encode(

@@ -147,7 +147,8 @@ public struct SyncPull {
     }
 
     /// Plans what changed since the stored delta link, and reads again the items whose Graph version a
-    /// full round kept back.
+    /// full round kept back. An `@removed` event, and a series with no occurrence left in the window, is
+    /// deleted only once Graph confirms it (see ``confirm(_:into:)``).
     private func changesRound(_ checkpoint: DeltaCheckpoint, records: [SyncItemRecord]) throws -> PullPlan {
         let changes = try client.calendarViewDelta(resumingFrom: checkpoint.link, pageSize: pageSize)
         var plan = PullPlan(
@@ -156,56 +157,67 @@ public struct SyncPull {
             checkpoint: .unlessKept(DeltaCheckpoint(link: changes.deltaLink, window: checkpoint.window)))
         let byGraphID = Self.byGraphID(records)
         var sources = DeltaEntryShape.group(changes.events)
-        plan.deletions = try removals(changes.removedIDs, records: records, sources: &sources)
-        let deleted = Set(plan.deletions.compactMap(\.graphID))
+        let candidates = try removals(changes.removedIDs, records: records, sources: &sources)
+        let asked = Set(candidates.compactMap(\.graphID))
         var listed = Set(sources.map(\.graphID))
         for record in records where record.awaitsGraphVersion {
-            guard let id = record.graphID, !deleted.contains(id), listed.insert(id).inserted else { continue }
+            guard let id = record.graphID, !asked.contains(id), listed.insert(id).inserted else { continue }
             sources.append(PullItemSource(graphID: id, isSeries: false, events: [], changeKey: nil, unread: true))
         }
-        for source in sources where !deleted.contains(source.graphID) {
-            if Self.isUnchanged(source, record: byGraphID[source.graphID]) {
+        // A series the push changed comes back with the occurrences' change keys it recorded.
+        let occurrenceKeys = sources.contains(where: \.isSeries) ? try state.occurrenceChangeKeys(in: pairing) : [:]
+        for source in sources where !asked.contains(source.graphID) {
+            let record = byGraphID[source.graphID]
+            if Self.isUnchanged(source, record: record)
+                || Self.isUnchangedSeries(
+                    source, record: record, recorded: record.flatMap { occurrenceKeys[$0.fileName] }, whole: false)
+            {
                 plan.unchanged += 1
                 continue
             }
             switch try prepare(
-                source, record: byGraphID[source.graphID], window: checkpoint.window, fetchOccurrences: true,
+                source, record: record, window: checkpoint.window, fetchOccurrences: true,
                 diagnostics: &plan.diagnostics)
             {
             case .update(let update): plan.updates.append(update)
-            case .gone: plan.deletions += byGraphID[source.graphID].map { [$0] } ?? []
+            case .gone: plan.deletions += record.map { [$0] } ?? []
+            case .leftWindow(let master): if let record { try keep(record, graphVersion: master, into: &plan) }
             case .skipped: break
             }
         }
+        try confirm(candidates, into: &plan)
         return plan
     }
 
-    /// The items Graph's `@removed` ids delete (a single event's id); an id of a series' occurrence adds
-    /// that series to `sources` instead, to be read again (its file goes only when its master is gone).
+    /// The records of the single events Graph's `@removed` ids name (to be confirmed); an id of a series'
+    /// occurrence adds that series to `sources` instead, to be read again (its file goes only when its
+    /// master is gone). An id no record or recorded occurrence holds is ignored, without a request.
     private func removals(_ ids: [String], records: [SyncItemRecord], sources: inout [PullItemSource]) throws
         -> [SyncItemRecord]
     {
         let byGraphID = Self.byGraphID(records)
         let byFileName = Dictionary(records.map { ($0.fileName, $0) }) { first, _ in first }
         var refreshed = Set(sources.map(\.graphID))
-        var deletions: [SyncItemRecord] = []
+        var candidates: [SyncItemRecord] = []
         for id in ids {
             if let record = byGraphID[id] {
-                deletions.append(record)
+                if refreshed.insert(id).inserted { candidates.append(record) }
             } else if let name = try state.fileName(ofOccurrence: id, in: pairing),
                 let master = byFileName[name]?.graphID, refreshed.insert(master).inserted
             {
                 sources.append(PullItemSource(graphID: master, isSeries: true, events: [], changeKey: nil))
             }
         }
-        return deletions
+        return candidates
     }
 
     // MARK: Comparing a whole window
 
     /// Plans `sources` (every item of the plan's window) against `records`: items whose change keys are
-    /// the recorded ones are left alone, the others encoded (series masters read four at a time), and
-    /// records of items no longer there deleted.
+    /// the recorded ones are left alone, the others encoded (series masters read four at a time), and the
+    /// records of items no longer there asked about (``confirm(_:into:)``): on a round of changes over the
+    /// stored window (a calendar without delta) not those Graph confirmed outside the window before, which a
+    /// new window asks about again.
     func compare(
         _ sources: [PullItemSource], with records: [SyncItemRecord], fetchOccurrences: Bool,
         occurrenceKeys: [String: [String: String?]] = [:], into plan: inout PullPlan
@@ -215,41 +227,52 @@ public struct SyncPull {
             let record = byGraphID[source.graphID]
             return !Self.isUnchanged(source, record: record)
                 && !Self.isUnchangedSeries(
-                    source, record: record, recorded: record.flatMap { occurrenceKeys[$0.fileName] })
+                    source, record: record, recorded: record.flatMap { occurrenceKeys[$0.fileName] }, whole: true)
         }
         plan.unchanged += sources.count - changed.count
         let masters = try CalendarExporter(client: client).fetchMasters(changed.filter(\.isSeries).map(\.graphID))
-        var gone: Set<String> = []
         for source in changed {
+            let record = byGraphID[source.graphID]
             let prepared = try prepare(
-                source, record: byGraphID[source.graphID], window: plan.window, fetchOccurrences: fetchOccurrences,
+                source, record: record, window: plan.window, fetchOccurrences: fetchOccurrences,
                 masters: masters, diagnostics: &plan.diagnostics)
             switch prepared {
             case .update(let update): plan.updates.append(update)
-            case .gone: gone.insert(source.graphID)
+            case .gone: plan.deletions += record.map { [$0] } ?? []
+            case .leftWindow(let master): if let record { try keep(record, graphVersion: master, into: &plan) }
             case .skipped: break
             }
         }
-        let seen = Set(sources.map(\.graphID)).subtracting(gone)
-        plan.deletions = records.filter { record in record.graphID.map { !seen.contains($0) } ?? false }
+        let seen = Set(sources.map(\.graphID))
+        let asksAgain = plan.round != .changes
+        let unseen = records.filter { record in
+            guard let id = record.graphID, !seen.contains(id) else { return false }
+            return asksAgain || !record.outsideWindow
+        }
+        try confirm(unseen, into: &plan)
     }
 
     /// Whether `source` is a single event whose change key is the one recorded: Graph has not changed it
-    /// since the last sync (or the push recorded its own change), so there is nothing to pull.
+    /// since the last sync (or the push recorded its own change), so there is nothing to pull. An item
+    /// recorded outside the window is read again, so that its record learns it is back.
     static func isUnchanged(_ source: PullItemSource, record: SyncItemRecord?) -> Bool {
-        guard !source.isSeries, !source.unread, let key = source.changeKey, let recorded = record?.changeKey else {
+        guard !source.isSeries, !source.unread, let key = source.changeKey, let record, !record.outsideWindow,
+            let recorded = record.changeKey
+        else {
             return false
         }
         return key == recorded
     }
 
-    /// Whether `source` is a series whose occurrences in the window are the recorded ones, each with the
-    /// recorded change key (a change to the master reaches every occurrence's).
-    static func isUnchangedSeries(_ source: PullItemSource, record: SyncItemRecord?, recorded: [String: String?]?)
-        -> Bool
-    {
-        guard source.isSeries, record?.changeKey != nil, let recorded, !source.occurrenceKeys.isEmpty,
-            recorded.count == source.occurrenceKeys.count
+    /// Whether `source` is a series whose occurrences are the recorded ones, each with the recorded change
+    /// key (a change to the master reaches every occurrence's): over a `whole` window every occurrence of
+    /// the window, in a round of changes each occurrence the round reports (the push records the keys its
+    /// own changes gave them, so the round that reports them pulls nothing back).
+    static func isUnchangedSeries(
+        _ source: PullItemSource, record: SyncItemRecord?, recorded: [String: String?]?, whole: Bool
+    ) -> Bool {
+        guard source.isSeries, let record, record.changeKey != nil, !record.outsideWindow, let recorded,
+            !source.occurrenceKeys.isEmpty, !whole || recorded.count == source.occurrenceKeys.count
         else { return false }
         return source.occurrenceKeys.allSatisfy { id, key in recorded[id].flatMap { $0 } == key }
     }

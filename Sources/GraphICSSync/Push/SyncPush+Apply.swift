@@ -73,8 +73,10 @@ extension SyncPush {
     // MARK: Recording
 
     /// Records the item of `action` as Graph now has it: its Graph id and change key, the file's stat and
-    /// hash as planned, the series' occurrences; a renamed item's old record goes in the same transaction.
-    func record(_ action: PushAction, graphID: String, changeKey: String?, occurrences: [String]) throws {
+    /// hash as planned, the series' occurrences with their change keys (so that the next round, which reports
+    /// the occurrences this push changed, finds them unchanged); a renamed item's old record goes in the same
+    /// transaction. An item Graph confirmed outside the window stays marked so.
+    func record(_ action: PushAction, graphID: String, changeKey: String?, occurrences: [String: String]) throws {
         guard let file = action.file, let uid = action.uid else { return }
         try beforeRecording?(action)
         try state.transaction {
@@ -86,9 +88,10 @@ extension SyncPush {
                 SyncItemRecord(
                     fileName: action.fileName, uid: uid, graphID: graphID, changeKey: changeKey,
                     size: file.entry.size, modificationNanoseconds: file.entry.modificationNanoseconds,
-                    sha256: file.sha256),
+                    sha256: file.sha256, outsideWindow: action.record?.outsideWindow ?? false),
                 in: pairing)
-            try state.setOccurrences(occurrences, of: action.fileName, in: pairing)
+            try state.setOccurrences(
+                Array(occurrences.keys), changeKeys: occurrences, of: action.fileName, in: pairing)
         }
     }
 
@@ -101,15 +104,19 @@ extension SyncPush {
         }
     }
 
-    /// The ids of the occurrences and exceptions of the series `id` in the window of the last pull (what the
-    /// pull records, so that a removed occurrence finds its file); none for a single event, or before any pull.
-    func occurrenceIDs(ofSeries id: String, isSeries: Bool) throws -> [String] {
-        guard isSeries, let window = try state.deltaCheckpoint(of: pairing)?.window else { return [] }
-        var ids: [String] = []
+    /// The occurrences and exceptions of the series `id` in the window of the last pull, by id with their
+    /// change keys (what the pull records, so that a removed occurrence finds its file and an unchanged one
+    /// is known); none for a single event, or before any pull.
+    func occurrences(ofSeries id: String, isSeries: Bool) throws -> [String: String] {
+        guard isSeries, let window = try state.deltaCheckpoint(of: pairing)?.window else { return [:] }
+        var keys: [String: String] = [:]
         try client.instances(seriesMasterID: id, start: window.startDate, end: window.endDate) { page in
             let object = (try? JSONSerialization.jsonObject(with: page)) as? [String: Any]
-            ids += (object?["value"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            for entry in object?["value"] as? [[String: Any]] ?? [] {
+                guard let occurrence = entry["id"] as? String else { continue }
+                keys[occurrence] = entry["changeKey"] as? String ?? ""
+            }
         }
-        return ids
+        return keys
     }
 }

@@ -53,7 +53,7 @@ extension SyncPush {
             return (outcome == .pushed(.changed) ? .pushed(.new) : outcome, id)
         }
         let graph = try GraphItemState(client.event(id: id), operation: "reading event \(id)")
-        let occurrences = try occurrenceIDs(ofSeries: id, isSeries: event.payload.recurrence != nil)
+        let occurrences = try occurrences(ofSeries: id, isSeries: event.payload.recurrence != nil)
         try record(action, graphID: id, changeKey: graph.changeKey, occurrences: occurrences)
         owners[id] = action.fileName
         return (.pushed(.new), id)
@@ -131,7 +131,7 @@ extension SyncPush {
             changeKey = try current(id)?.changeKey ?? changeKey
         }
         try record(
-            action, graphID: id, changeKey: changeKey, occurrences: try occurrenceIDs(ofSeries: id, isSeries: isSeries))
+            action, graphID: id, changeKey: changeKey, occurrences: try occurrences(ofSeries: id, isSeries: isSeries))
         return .pushed(.changed)
     }
 

@@ -43,10 +43,14 @@ public struct SyncItemRecord: Equatable, Sendable {
     public var size: Int64
     public var modificationNanoseconds: Int64
     public var sha256: Data
+    /// Whether Graph confirmed the event outside the window the pull follows (a GET answered it after a
+    /// round no longer showed it): its file stays, and rounds that compare the window do not ask about it
+    /// again until Graph reports it or the window is re-anchored.
+    public var outsideWindow: Bool
 
     public init(
         fileName: String, uid: String, graphID: String?, changeKey: String?, size: Int64,
-        modificationNanoseconds: Int64, sha256: Data
+        modificationNanoseconds: Int64, sha256: Data, outsideWindow: Bool = false
     ) {
         self.fileName = fileName
         self.uid = uid
@@ -55,6 +59,7 @@ public struct SyncItemRecord: Equatable, Sendable {
         self.size = size
         self.modificationNanoseconds = modificationNanoseconds
         self.sha256 = sha256
+        self.outsideWindow = outsideWindow
     }
 
     /// Whether `entry` (a fresh `stat`) shows the file as it was recorded: same size and modification

@@ -11,7 +11,7 @@ import Foundation
 /// call commits by itself. Not thread-safe, like its ``SQLiteDatabase``.
 public final class SyncState {
     /// The schema this graph-ics writes.
-    public static let schemaVersion: Int64 = 3
+    public static let schemaVersion: Int64 = 4
     /// The database's file name inside the state directory.
     public static let fileName = "state.sqlite3"
 
@@ -80,6 +80,11 @@ public final class SyncState {
         """
         ALTER TABLE occurrence ADD COLUMN change_key TEXT;
         """,
+        // Version 4: items Graph confirmed outside the window (a pull deletes a file only when Graph says
+        // the event is gone), so that later rounds over the window do not ask about them again.
+        """
+        ALTER TABLE item ADD COLUMN outside_window INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     private func migrate() throws {
@@ -133,14 +138,14 @@ public final class SyncState {
     public func items(of pairing: SyncPairing) throws -> [SyncItemRecord] {
         try database.query(
             """
-            SELECT file_name, uid, graph_id, change_key, size, mtime_ns, sha256 FROM item
+            SELECT file_name, uid, graph_id, change_key, size, mtime_ns, sha256, outside_window FROM item
             WHERE pairing = ? ORDER BY file_name
             """, [.integer(pairing.id)]
         ) { row in
             SyncItemRecord(
                 fileName: row.string(0) ?? "", uid: row.string(1) ?? "", graphID: row.string(2),
                 changeKey: row.string(3), size: row.int64(4), modificationNanoseconds: row.int64(5),
-                sha256: row.data(6) ?? Data())
+                sha256: row.data(6) ?? Data(), outsideWindow: row.int64(7) != 0)
         }
     }
 
@@ -149,16 +154,16 @@ public final class SyncState {
     public func upsert(_ item: SyncItemRecord, in pairing: SyncPairing) throws {
         try database.run(
             """
-            INSERT INTO item (pairing, file_name, uid, graph_id, change_key, size, mtime_ns, sha256)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO item (pairing, file_name, uid, graph_id, change_key, size, mtime_ns, sha256, outside_window)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (pairing, file_name) DO UPDATE SET uid = excluded.uid, graph_id = excluded.graph_id,
                 change_key = excluded.change_key, size = excluded.size, mtime_ns = excluded.mtime_ns,
-                sha256 = excluded.sha256
+                sha256 = excluded.sha256, outside_window = excluded.outside_window
             """,
             [
                 .integer(pairing.id), .text(item.fileName), .text(item.uid), .nullable(item.graphID),
                 .nullable(item.changeKey), .integer(item.size), .integer(item.modificationNanoseconds),
-                .blob(item.sha256),
+                .blob(item.sha256), .integer(item.outsideWindow ? 1 : 0),
             ])
     }
 

@@ -67,4 +67,9 @@ extension GraphStandIn {
         guard times > 0 else { return }
         locked { $0.faults.append(Fault(fragment: fragment, action: action, remaining: times)) }
     }
+
+    /// Drops every queued fault not yet consumed (Graph is well again).
+    public func clearFaults() {
+        locked { $0.faults.removeAll() }
+    }
 }

@@ -54,7 +54,7 @@ import Testing
             try database.run("INSERT INTO occurrence VALUES (1, 'o', 'x.ics')")
         }
         let state = try SyncState(path: path)
-        #expect(try state.database.userVersion == 3)
+        #expect(try state.database.userVersion == SyncState.schemaVersion)
         let pairing = try state.pairing(SyncPairingKey(account: "a", calendarID: "c", folder: "/f"))
         #expect(try state.fileName(ofOccurrence: "o", in: pairing) == "x.ics")
         #expect(

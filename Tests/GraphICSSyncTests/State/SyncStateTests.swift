@@ -1,6 +1,7 @@
 import Foundation
-import GraphICSSync
 import Testing
+
+@testable import GraphICSSync
 
 @Suite struct SyncStateTests {
     let directory: TemporaryDirectory
@@ -49,6 +50,27 @@ import Testing
         let foreignError = try #require(throws: SyncStoreError.self) { try SyncState(path: foreign) }
         #expect(foreignError.code == .schema)
         #expect(try SQLiteDatabase(path: foreign).query("SELECT name FROM sqlite_master") { $0.string(0) } == ["notes"])
+    }
+
+    @Test("a version 3 database gains the outside-window mark, its items unmarked, and the mark round-trips")
+    func migratesFromVersionThree() throws {
+        do {
+            let database = try SQLiteDatabase(path: databasePath)
+            for step in SyncState.migrations.prefix(3) { try database.execute(step) }
+            try database.setUserVersion(3)
+            try database.run(
+                "INSERT INTO pairing (account, calendar_id, folder) VALUES (?, ?, ?)",
+                [.text(key.account), .text(key.calendarID), .text(key.folder)])
+            try database.run("INSERT INTO item VALUES (1, 'x.ics', 'x', 'g', 'ck', 1, 2, x'00')")
+        }
+        let state = try SyncState(path: databasePath)
+        #expect(try state.database.userVersion == SyncState.schemaVersion)
+        let pairing = try state.pairing(key)
+        var item = try #require(try state.items(of: pairing).first)
+        #expect(item.fileName == "x.ics" && item.changeKey == "ck" && !item.outsideWindow)
+        item.outsideWindow = true
+        try state.upsert(item, in: pairing)
+        #expect(try state.items(of: pairing) == [item])
     }
 
     @Test("items round-trip, an upsert replaces the record of its file name, a delete forgets it")
