@@ -27,6 +27,15 @@ struct SyncCommand: Command {
         a month longer than asked; when today has moved past it, the whole window is read again
         (re-anchored), which takes longer, and the summary says "re-read the window".
 
+        A file is deleted only when Outlook deleted its event: an item a round no longer shows is
+        asked about (GET, twenty to a $batch), and only a 404 or 410 removes its file. An event
+        still there has left the window (moved, past --past, a file of yours for another year):
+        its file stays, the first run says "outside window", and it is rewritten only when it
+        changes in Outlook. --past and --future bound what is pulled, not what is kept. If Graph
+        cannot answer, the file stays and the next run asks again. On a calendar other than the
+        default one, the deletion of an event outside the window is found when the window is next
+        re-read (at most about a month).
+
         Conflicts (an item changed on both sides): --conflict ask asks on a terminal (keep mine,
         keep Outlook's, skip) and elsewhere changes neither side and reports it (exit 1); graph or
         local settle it. The losing version's text is kept in the conflicts folder, never lost.
@@ -42,8 +51,8 @@ struct SyncCommand: Command {
         """
     static let epilogue = """
         The report has one line per item on standard output (pulled new, pushed changed, held
-        (would mail N attendees), conflict, failed: REASON [request-id], refused: REASON) and a
-        summary line; --quiet prints only problems, --json one JSON document.
+        (would mail N attendees), conflict, failed: REASON [request-id], refused: REASON, outside
+        window) and a summary line; --quiet prints only problems, --json one JSON document.
 
         Examples:
           graph-ics sync ~/.calendars/outlook

@@ -93,6 +93,33 @@ import Testing
         #expect(requests.count == 1 && requests.first?.hasSuffix("/calendarView/delta") == true, "\(requests)")
     }
 
+    @Test func withAGivenTokenASecondRunWithNothingToDoSendsOneRequestAndA401ForgetsTheUser() throws {
+        let fixture = try Fixture()
+        var environment = fixture.account.tokenEnvironment()
+        environment["GRAPH_ICS_STATE_DIR"] = fixture.state
+        let token = try #require(environment["GRAPH_ICS_ACCESS_TOKEN"])
+        let sync = { try fixture.account.run(["sync", fixture.folder], environment: environment) }
+        let first = try sync()
+        #expect(first.status == 0, "stderr: \(first.err)")
+        let before = fixture.account.standIn.operations.count
+        let second = try sync()
+        #expect(second.status == 0 && second.out == "sync: no changes\n", "\(second.out) \(second.err)")
+        let requests = fixture.account.standIn.operations.dropFirst(before).map(\.path)
+        #expect(requests.count == 1 && requests.first?.hasSuffix("/calendarView/delta") == true, "\(requests)")
+
+        let remembered = try FileManager.default.contentsOfDirectory(atPath: fixture.state).filter {
+            $0.hasPrefix("user-") && $0.hasSuffix(".upn")
+        }
+        #expect(remembered.count == 1, "\(remembered)")
+        let text = try String(contentsOfFile: fixture.state + "/" + (remembered.first ?? ""), encoding: .utf8)
+        #expect(text.hasPrefix("ada@contoso.example\n") && !text.contains(token), "the token is never stored")
+
+        fixture.account.standIn.revokeAllTokens()
+        let refused = try sync()
+        #expect(refused.status == 77, "\(refused.out) \(refused.err)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.state + "/" + (remembered.first ?? "")))
+    }
+
     @Test func aServerSideChangeArrivesAndQuietPrintsNothing() throws {
         let fixture = try Fixture()
         #expect(try fixture.sync().status == 0)

@@ -24,6 +24,8 @@ extension SyncPull {
     /// deletion, an item kept outside the window (rendered again when its change key moved), or an item
     /// left as it is because the answer failed.
     func confirm(_ candidates: [SyncItemRecord], into plan: inout PullPlan) throws {
+        // A placeholder (a file a full round found and no sync wrote) only loses its record: never its file.
+        plan.deletions += candidates.filter(\.isPlaceholder)
         let asked = candidates.filter { $0.graphID != nil && !$0.isPlaceholder }
         guard !asked.isEmpty else { return }
         plan.confirmations += asked.count

@@ -14,8 +14,9 @@ import ICalBridge
 /// file name and UID (an event the push created has an `iCalUId` Graph made, not the file's UID), and an
 /// event whose file or UID another event's record holds is not pulled (a warning). Later pulls resume from
 /// the stored delta link: a round with no change is one request and writes nothing; a changed or removed
-/// occurrence refreshes its whole series file; an event deleted or moved out of the window deletes its
-/// file. A 410 from Graph (also in the first pages of a full round, which is started again once), or a
+/// occurrence refreshes its whole series file. A file is deleted only when Graph confirms its event is gone
+/// (``confirm(_:into:)``: a GET answers 404 or 410); an event that left the window keeps its file, marked
+/// outside the window. A 410 from Graph (also in the first pages of a full round, which is started again once), or a
 /// stored window that no longer covers the one asked for, starts a full round compared with what is on
 /// disk. On another calendar, where Graph v1.0 documents no delta, every pull reads
 /// `calendars/{id}/calendarView` over the stored window (⌈N/1000⌉ requests when nothing changed) and
