@@ -120,6 +120,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: fixture.state + "/" + (remembered.first ?? "")))
     }
 
+    @Test func aBrokenLocalFileIsReportedOnceAndNotAsGraphsEvent() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        let text = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//x//EN", "BEGIN:VEVENT", "UID:broken",
+            "DTSTAMP:20261120T100000Z", "DTSTART:20261305T140000Z", "SUMMARY:Broken", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        try text.write(toFile: fixture.folder + "/broken.ics", atomically: true, encoding: .utf8)
+        let result = try fixture.sync()
+        #expect(result.status == 1, "\(result.out) \(result.err)")
+        let mentions = (result.out + result.err).components(separatedBy: "\n").filter { $0.contains("broken.ics") }
+        #expect(mentions.count == 1 && mentions.first?.hasPrefix("failed: ") == true, "\(mentions)")
+        #expect(!result.out.contains("Graph sent") && result.out.contains("sync: 1 failed"), "\(result.out)")
+    }
+
     @Test func aServerSideChangeArrivesAndQuietPrintsNothing() throws {
         let fixture = try Fixture()
         #expect(try fixture.sync().status == 0)

@@ -53,7 +53,10 @@ public struct SyncRun {
         let pullPlan = options.direction.pulls ? try pull.plan(window: options.window) : nil
         var report = SyncReport(
             isDryRun: options.dryRun, round: pullPlan?.round, window: pullPlan?.window ?? options.window)
-        report.diagnostics = (pullPlan?.diagnostics ?? []) + (options.direction.pushes ? pushPlan.diagnostics : [])
+        // A local file's error is its item's `failed:` line already; only its warnings are added.
+        report.diagnostics =
+            (pullPlan?.diagnostics ?? [])
+            + (options.direction.pushes ? pushPlan.diagnostics.filter { $0.severity != .error } : [])
         report.confirmations = pullPlan?.confirmations ?? 0
         do {
             try MassDeletionGuard(allowsMassDeletion: options.allowsMassDeletion).check(
@@ -157,12 +160,18 @@ public struct SyncRun {
                     kept[name] = try archive.keep(graphVersion, of: name, side: .graph)
                 }
             }
+            // The subjects of the files the pull deletes, read while they are there, for the report.
+            let going = Dictionary(
+                pullPlan.items.filter { $0.action == .deleted }.compactMap { item in
+                    Self.subject(ofFile: item.fileName, in: folder).map { (item.fileName, $0) }
+                }
+            ) { first, _ in first }
             let pulled = try pull.apply(pullPlan, overwriting: winners(.graph)) { name, contents in
                 kept[name] = try archive.keep(contents, of: name, side: .local)
             }
             items += Self.pulledItems(
                 pulled.pulled, outside: pulled.outsideWindow, unconfirmed: pulled.unconfirmed, plan: pullPlan,
-                leaving: conflicting, folder: folder)
+                leaving: conflicting, folder: folder, known: going)
         }
         var pushed: [PushedItem] = []
         if options.direction.pushes {
@@ -190,17 +199,15 @@ public struct SyncRun {
     /// (also when its file was brought up to date); an item whose deletion Graph did not confirm as failed.
     static func pulledItems(
         _ pulled: [PullReport.PulledItem], outside: [PullReport.ItemName], unconfirmed: [PullReport.Unconfirmed],
-        plan: PullPlan, leaving: Set<String>, folder: VdirFolder
+        plan: PullPlan, leaving: Set<String>, folder: VdirFolder, known: [String: String] = [:]
     ) -> [SyncReport.Item] {
-        let subjects = PulledSubjects.of(plan)
+        let subjects = PulledSubjects.of(plan).merging(known) { graph, _ in graph }
+        let local = { (name: String) -> String? in subject(ofFile: name, in: folder) }
         let outsideNames = Set(outside.map(\.fileName))
         var items = pulled.filter { !leaving.contains($0.fileName) && !outsideNames.contains($0.fileName) }.map {
             SyncReport.Item(
-                fileName: $0.fileName, uid: $0.uid, subject: subjects[$0.fileName],
+                fileName: $0.fileName, uid: $0.uid, subject: subjects[$0.fileName] ?? local($0.fileName),
                 outcome: .pulled(SyncReport.Change($0.action)))
-        }
-        let local = { (name: String) -> String? in
-            (try? folder.read(name)).flatMap { PulledSubjects.summary(in: $0.contents) }
         }
         for item in outside where !leaving.contains(item.fileName) {
             items.append(
@@ -216,6 +223,11 @@ public struct SyncRun {
                         reason: "\(item.reason); the file is kept (not confirmed)", requestID: item.requestID)))
         }
         return items
+    }
+
+    /// The SUMMARY of the item file `name` (the master's, for a series); nil when there is none or no file.
+    static func subject(ofFile name: String, in folder: VdirFolder) -> String? {
+        (try? folder.read(name)).flatMap { PulledSubjects.summary(in: $0.contents) }
     }
 
     private static func succeeded(_ item: PushedItem) -> Bool {

@@ -10,6 +10,8 @@ struct GraphItemState {
     var type: String?
     var isOrganizer: Bool
     var attendees: Int
+    /// The subject, for the report of an item whose file is gone.
+    var subject: String?
 
     /// Reads Graph's JSON of one event; throws a ``GraphError`` when it is not one.
     init(_ data: Data, operation: String) throws {
@@ -25,6 +27,7 @@ struct GraphItemState {
         // An event without the field is one the user made (Graph always sends it).
         isOrganizer = object["isOrganizer"] as? Bool ?? true
         attendees = (object["attendees"] as? [Any])?.count ?? 0
+        subject = object["subject"] as? String
     }
 
     /// Whether Graph would mail attendees about a change or deletion: a meeting the user organises.

@@ -44,7 +44,9 @@ extension SyncPush {
                     try forget(action)
                     return nil
                 }
-                item.outcome = try delete(action, overriding: overriding)
+                let (outcome, subject) = try delete(action, overriding: overriding)
+                item.outcome = outcome
+                item.subject = item.subject ?? subject
             }
         } catch {
             item.outcome = try Self.itemOutcome(error)

@@ -48,6 +48,10 @@ extension SyncPush {
                         action, .refused(reason: "\(owner) has the same UID; a synced folder holds one file per UID")))
                 continue
             }
+            if action.kind == .create, let refusal = Self.createRefusal(event) {
+                plan.problems.append(problem(action, .refused(reason: refusal)))
+                continue
+            }
             owners[uid] = entry.name
             plan.actions.append(action)
         }
@@ -114,8 +118,8 @@ extension SyncPush {
     static func shapeRefusal(_ events: [PlannedEvent]) -> String? {
         let uids = Set(events.map(\.sourceUID))
         if uids.count > 1 {
-            return
-                "the file holds \(uids.count) events with different UIDs (\(uids.sorted().joined(separator: ", "))); "
+            let named = uids.sorted().prefix(3).joined(separator: ", ") + (uids.count > 3 ? ", …" : "")
+            return "the file holds \(uids.count) events with different UIDs (\(named)); "
                 + "a synced file holds one event or one series"
         }
         guard events.count > 1 else { return events.isEmpty ? "the file holds no event graph-ics can read" : nil }

@@ -18,11 +18,7 @@ extension SyncPush {
     /// made it already) and records it; returns the outcome and the event's id.
     func create(_ action: PushAction, owners: inout [String: String]) throws -> (PushedItem.Outcome, String?) {
         guard let event = action.event else { return (.failed(reason: "the file was not read", requestID: nil), nil) }
-        if EventImporter.isCancellation(event) {
-            return (
-                .refused(reason: "the event is cancelled (STATUS:CANCELLED or METHOD:CANCEL): nothing to create"), nil
-            )
-        }
+        if let refusal = Self.createRefusal(event) { return (.refused(reason: refusal), nil) }
         let item = ImportItem(file: path(action.fileName), event: event)
         let report = EventImporter(client: client).run([item])
         if let stop = report.stoppedBy { throw stop }
@@ -57,6 +53,13 @@ extension SyncPush {
         try record(action, graphID: id, changeKey: graph.changeKey, occurrences: occurrences)
         owners[id] = action.fileName
         return (.pushed(.new), id)
+    }
+
+    /// Why a new file's event is not created, decided the same way for the plan (`--dry-run`) and the run:
+    /// a cancelled event (STATUS:CANCELLED or METHOD:CANCEL) has nothing to create. Nil when it is created.
+    static func createRefusal(_ event: PlannedEvent) -> String? {
+        EventImporter.isCancellation(event)
+            ? "the event is cancelled (STATUS:CANCELLED or METHOD:CANCEL): nothing to create" : nil
     }
 
     /// Removes the file `name` when it is the pull's copy of an event this push made: a run killed after
@@ -139,18 +142,21 @@ extension SyncPush {
 
     /// Deletes the event of a deleted file: the same checks, then DELETE with `If-Match`; an event already
     /// gone just drops the record.
-    func delete(_ action: PushAction, overriding: Bool) throws -> PushedItem.Outcome {
+    /// Returns the outcome and the event's subject as Graph has it (the file is gone: the report names it so).
+    func delete(_ action: PushAction, overriding: Bool) throws -> (PushedItem.Outcome, String?) {
         guard let record = action.record, let id = record.graphID else {
-            return .failed(reason: "the item has no Graph event", requestID: nil)
+            return (.failed(reason: "the item has no Graph event", requestID: nil), nil)
         }
         guard let graph = try current(id) else {
             try forget(action)
-            return .pushed(.deleted)
+            return (.pushed(.deleted), nil)
         }
         if !overriding, graph.changeKey != record.changeKey {
-            return .conflict(reason: "changed in Outlook since the last sync, and deleted here")
+            return (.conflict(reason: "changed in Outlook since the last sync, and deleted here"), graph.subject)
         }
-        if graph.mailsAttendees, !settings.notifiesAttendees { return .held(attendees: graph.attendees) }
+        if graph.mailsAttendees, !settings.notifiesAttendees {
+            return (.held(attendees: graph.attendees), graph.subject)
+        }
         try beforeWriting?(action)
         let etag = overriding ? graph.etag ?? "*" : GraphItemState.etag(forChangeKey: record.changeKey ?? "")
         do {
@@ -159,7 +165,7 @@ extension SyncPush {
             // Gone meanwhile: what was asked for.
         }
         try forget(action)
-        return .pushed(.deleted)
+        return (.pushed(.deleted), graph.subject)
     }
 
     // MARK: Reading Graph

@@ -1,0 +1,80 @@
+import Foundation
+import GraphICS
+import Testing
+
+@testable import GraphICSSync
+
+/// What a sync's report says of items that are not simply pulled or pushed: a dry run and the run decide a
+/// file alike, a refusal stays one short line, a local file's error is its item's line only, and items
+/// whose file is gone are named by their subject.
+@Suite struct SyncRunReportTests {
+    @Test func aCancelledNewFileIsRefusedAlikeInADryRunAndInTheRun() throws {
+        let fixture = try EngineFixture()
+        try fixture.push.write(
+            "cancelled.ics",
+            ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//x//EN", "METHOD:CANCEL"]
+                + Array(PushFixture.single("cancelled", summary: "Cancelled show").dropFirst(3)))
+        let dry = try fixture.run { $0.dryRun = true }
+        let run = try fixture.run()
+        let refused = "the event is cancelled (STATUS:CANCELLED or METHOD:CANCEL): nothing to create"
+        #expect(EngineFixture.outcomes(dry) == ["cancelled.ics": .refused(reason: refused)], "\(dry.items)")
+        #expect(EngineFixture.outcomes(run) == ["cancelled.ics": .refused(reason: refused)], "\(run.items)")
+        #expect(fixture.subjects().isEmpty, "nothing was created")
+    }
+
+    @Test func aFileWithHundredsOfUIDsIsRefusedInOneShortLine() throws {
+        let fixture = try EngineFixture()
+        let events = (1...306).map { index in
+            [
+                "UID:many-\(index)", "DTSTAMP:20261120T100000Z", "DTSTART:20261205T140000Z",
+                "DTEND:20261205T150000Z", "SUMMARY:Item \(index)",
+            ]
+        }
+        let lines =
+            ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//x//EN"]
+            + events.flatMap { ["BEGIN:VEVENT"] + $0 + ["END:VEVENT"] } + ["END:VCALENDAR"]
+        try fixture.push.write("many.ics", lines)
+        let report = try fixture.run()
+        let line = try #require(report.lines.first { $0.hasPrefix("refused: ") }, "\(report.lines)")
+        #expect(line.contains("306 events with different UIDs (many-1, many-10, many-100, …)"), "\(line)")
+        #expect(line.count < 250, "\(line.count) characters")
+    }
+
+    @Test func aLocalFilesErrorIsItsItemsLineOnlyAndNotCountedAsGraphs() throws {
+        let fixture = try EngineFixture()
+        try fixture.push.write(
+            "broken.ics",
+            PushFixture.calendar([
+                "UID:broken", "DTSTAMP:20261120T100000Z", "DTSTART:20261305T140000Z", "SUMMARY:Broken",
+            ]))
+        let report = try fixture.run()
+        #expect(report.items.count == 1, "\(report.items)")
+        if case .failed = report.items.first?.outcome {} else { Issue.record("not failed: \(report.items)") }
+        #expect(!report.diagnostics.contains { $0.severity == .error }, "printed once, as the item's line")
+        #expect(!report.summary.contains("Graph sent"), "\(report.summary)")
+        #expect(report.summary.contains("1 failed") && report.hasProblems, "\(report.summary)")
+    }
+
+    @Test func aFileDeletedByThePullAndAHeldDeletionAreNamedBySubject() throws {
+        let fixture = try EngineFixture()
+        try fixture.base.addSingle("Lunch", day: 3, id: "lunch")
+        try fixture.standIn.addEvent([
+            "id": "review", "subject": "Quarterly review", "iCalUId": "uid-review", "isOrganizer": true,
+            "start": ["dateTime": "2026-12-08T10:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-08T11:00:00", "timeZone": "UTC"],
+            "attendees": [
+                [
+                    "type": "required", "status": ["response": "none", "time": "0001-01-01T00:00:00Z"],
+                    "emailAddress": ["name": "Bo", "address": "bo@example.com"],
+                ]
+            ],
+        ])
+        _ = try fixture.run()
+        try fixture.standIn.removeEvent(id: "lunch")
+        try fixture.folder.delete("uid-review.ics")
+        let report = try fixture.run()
+        #expect(report.lines.contains("pulled deleted  uid-lunch.ics  Lunch"), "\(report.lines)")
+        #expect(
+            report.lines.contains("held (would mail 1 attendee)  uid-review.ics  Quarterly review"), "\(report.lines)")
+    }
+}
