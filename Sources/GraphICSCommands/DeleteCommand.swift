@@ -114,14 +114,14 @@ struct DeleteCommand: Command {
             return .unknown
         }
         let label = EventActions.label(event, zone: zone)
-        if event.mailsAttendees {
+        if MailingRule.mails(.delete, event) {
             guard asMeeting && yes else {
                 terminal.error(
                     EventActions.meetingRefusal(event, doing: "deleting it", mail: "a cancellation", zone: zone))
                 return .failed
             }
             terminal.note("Graph will mail a cancellation of \(label) to \(EventActions.addresses(event.attendees))")
-        } else if !event.isOrganizer {
+        } else if event.isOrganizer == false {
             terminal.note(
                 "you are an attendee of \(label): deleting it removes it from your calendar only; Graph does not "
                     + "tell the organizer\(event.organizer.map { " (\($0))" } ?? "") ('graph-ics respond \(id) "

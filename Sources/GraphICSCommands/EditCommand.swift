@@ -97,13 +97,13 @@ struct EditCommand: Command {
         let event = try EventActions.standing(of: id, session.client, nothing: "changed")
         let label = EventActions.label(event, zone: zone)
         let patch = try self.patch(for: event, TypedTime(zone: zone), terminal)
-        if event.mailsAttendees {
+        if MailingRule.mails(.patch(Set(patch.keys)), event) {
             guard asMeeting && yes else {
                 terminal.error(EventActions.meetingRefusal(event, doing: "changing it", mail: "an update", zone: zone))
                 return .partlyFailed
             }
             terminal.note("Graph will mail an update of \(label) to \(EventActions.addresses(event.attendees))")
-        } else if !event.isOrganizer {
+        } else if event.isOrganizer == false {
             terminal.note(
                 "you are an attendee of \(label): this changes your copy only; the organizer is not told, and their "
                     + "next update replaces it")

@@ -61,7 +61,7 @@ struct RespondCommand: Command {
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let event = try EventActions.standing(of: id, session.client, nothing: "answered")
         let label = EventActions.label(event, zone: zone)
-        guard !event.isOrganizer else {
+        guard event.isOrganizer != true else {
             throw CommandFailure(.badInput, "you organise \(label): there is no invitation to answer")
         }
         let organizer = event.organizer ?? "the organizer"

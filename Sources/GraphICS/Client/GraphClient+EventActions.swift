@@ -12,8 +12,9 @@ public struct EventStanding: Sendable, Equatable {
     public var end: String?
     public var endZone: String?
     public var isAllDay: Bool
-    /// Whether the mailbox's owner organises the event.
-    public var isOrganizer: Bool
+    /// Whether the mailbox's owner organises the event; nil when Graph did not say (``MailingRule`` reads
+    /// that as organising).
+    public var isOrganizer: Bool?
     /// The organizer's name and address, as Graph gives them.
     public var organizerName: String?
     public var organizerAddress: String?
@@ -28,7 +29,7 @@ public struct EventStanding: Sendable, Equatable {
     public init(
         id: String, subject: String, start: String? = nil, startZone: String? = nil, end: String? = nil,
         endZone: String? = nil, isAllDay: Bool = false,
-        isOrganizer: Bool, organizerName: String? = nil, organizerAddress: String? = nil, attendees: [String] = [],
+        isOrganizer: Bool?, organizerName: String? = nil, organizerAddress: String? = nil, attendees: [String] = [],
         type: String = "singleInstance", response: String? = nil
     ) {
         self.id = id
@@ -46,10 +47,6 @@ public struct EventStanding: Sendable, Equatable {
         self.response = response
     }
 
-    /// A meeting the owner organises: deleting it makes Graph mail the attendees a cancellation
-    /// (`api/event-delete.md`), changing it an update (`api/event-update.md`).
-    public var mailsAttendees: Bool { isOrganizer && !attendees.isEmpty }
-
     /// `Ann Lee <ann@contoso.com>`, the address alone, or nil.
     public var organizer: String? {
         switch (organizerName, organizerAddress) {
@@ -62,9 +59,15 @@ public struct EventStanding: Sendable, Equatable {
 
     /// Reads the fields from an event's JSON; nil when it has no `id`.
     public init?(json: Data) {
-        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
-            let id = object["id"] as? String
-        else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return nil }
+        self.init(object: object)
+    }
+
+    /// Reads the fields from an event's JSON object; nil when it has no `id`. The one reader of who
+    /// organises an event and who attends it: every caller's `$select` includes ``GraphClient/standingFields``'
+    /// `isOrganizer`, `organizer` and `attendees`.
+    public init?(object: [String: Any]) {
+        guard let id = object["id"] as? String else { return nil }
         let start = object["start"] as? [String: Any]
         let end = object["end"] as? [String: Any]
         let organizer = (object["organizer"] as? [String: Any])?["emailAddress"] as? [String: Any]
@@ -75,7 +78,7 @@ public struct EventStanding: Sendable, Equatable {
             id: id, subject: object["subject"] as? String ?? "", start: start?["dateTime"] as? String,
             startZone: start?["timeZone"] as? String, end: end?["dateTime"] as? String,
             endZone: end?["timeZone"] as? String, isAllDay: object["isAllDay"] as? Bool ?? false,
-            isOrganizer: object["isOrganizer"] as? Bool ?? false, organizerName: organizer?["name"] as? String,
+            isOrganizer: object["isOrganizer"] as? Bool, organizerName: organizer?["name"] as? String,
             organizerAddress: organizer?["address"] as? String,
             attendees: attendees.filter { $0.lowercased() != (organizer?["address"] as? String)?.lowercased() },
             type: object["type"] as? String ?? "singleInstance",
@@ -101,7 +104,7 @@ public enum EventResponse: String, Sendable, CaseIterable {
 
 // Deleting, changing and answering one event (`delete`, `edit`, `respond`).
 extension GraphClient {
-    static let standingFields =
+    public static let standingFields =
         "id,subject,start,end,isAllDay,isOrganizer,organizer,attendees,type,seriesMasterId,responseStatus"
 
     /// Who organises the event and who is in it (`GET …/events/{id}?$select=…`); a ``GraphError`` of kind

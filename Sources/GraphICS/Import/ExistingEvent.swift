@@ -5,12 +5,18 @@ import ICalBridge
 struct ExistingEvent {
     var id: String
     var type: String?
-    var isOrganizer: Bool
+    /// As Graph sent it; nil when it sent none (``MailingRule`` reads that as organising).
+    var isOrganizer: Bool?
     var attendees: Int
     var version: String?
     /// The calendar it was imported into (``ImportIdentity/calendarValue(_:)``); nil for an event imported
     /// before graph-ics recorded it.
     var calendar: String?
+
+    /// Whether `change` makes Graph mail this event's attendees (``MailingRule``).
+    func mails(_ change: MailingRule.Change) -> Bool {
+        MailingRule.mails(change, attendees: attendees, isOrganizer: isOrganizer)
+    }
 
     /// Whether the event is in the calendar an import with `calendarID` writes to. An event without the
     /// calendar property counts as being there: graph-ics cannot tell, and skipping it never duplicates.
@@ -24,7 +30,7 @@ struct ExistingEvent {
             let values = object["value"] as? [[String: Any]]
         else { return nil }
         let events = values.compactMap { value -> ExistingEvent? in
-            guard let id = value["id"] as? String else { return nil }
+            guard let standing = EventStanding(object: value) else { return nil }
             var version: String?
             var calendar: String?
             for property in value["singleValueExtendedProperties"] as? [[String: Any]] ?? [] {
@@ -36,11 +42,8 @@ struct ExistingEvent {
                 }
             }
             return ExistingEvent(
-                id: id,
-                type: value["type"] as? String,
-                isOrganizer: value["isOrganizer"] as? Bool ?? true,
-                attendees: (value["attendees"] as? [Any])?.count ?? 0,
-                version: version, calendar: calendar)
+                id: standing.id, type: value["type"] as? String, isOrganizer: standing.isOrganizer,
+                attendees: standing.attendees.count, version: version, calendar: calendar)
         }
         return (events, object["@odata.nextLink"] != nil)
     }

@@ -97,9 +97,7 @@ extension ImportRun {
                 return
             }
             if !settings.notifiesAttendees,
-                let meeting = found.first(where: {
-                    MailingRule.mails(.update, attendees: $0.attendees, isOrganizer: $0.isOrganizer)
-                })
+                let meeting = found.first(where: { $0.mails(.update) })
             {
                 finish(
                     index, .failed, eventID: meeting.id,
@@ -150,7 +148,7 @@ extension ImportRun {
                 finish(index, .skipped, note: "nothing to cancel: not in the calendar")
                 continue
             }
-            if !settings.notifiesAttendees, MailingRule.mails(.update, attendees: master.attendees, isOrganizer: true) {
+            if !settings.notifiesAttendees, master.mails(.update) {
                 finish(
                     index, .failed, eventID: master.id,
                     error: MailingRule.refusal(

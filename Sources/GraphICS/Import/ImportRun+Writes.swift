@@ -79,7 +79,7 @@ extension ImportRun {
                 continue
             }
             for target in targets {
-                let notify = settings.notifiesAttendees && target.attendees > 0 && target.isOrganizer
+                let notify = settings.notifiesAttendees && target.mails(.delete)
                 requests.append(
                     notify
                         ? BatchRequest(
@@ -96,9 +96,7 @@ extension ImportRun {
     /// it would notify its attendees without `--as-meeting`; nil when it may be cancelled.
     func cancelRefusal(_ targets: [ExistingEvent]) -> (id: String, error: String)? {
         guard !settings.notifiesAttendees,
-            let meeting = targets.first(where: {
-                MailingRule.mails(.delete, attendees: $0.attendees, isOrganizer: $0.isOrganizer)
-            })
+            let meeting = targets.first(where: { $0.mails(.delete) })
         else { return nil }
         return (meeting.id, MailingRule.refusal("the event", attendees: meeting.attendees, doing: "cancelling it"))
     }

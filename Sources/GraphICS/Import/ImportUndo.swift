@@ -86,9 +86,7 @@ extension EventImporter {
             }
             let targets = found.filter { seen.insert($0.id).inserted }
             if !allowingMail,
-                let meeting = targets.first(where: {
-                    MailingRule.mails(.delete, attendees: $0.attendees, isOrganizer: $0.isOrganizer)
-                })
+                let meeting = targets.first(where: { $0.mails(.delete) })
             {
                 results[index].outcome = .failed
                 results[index].eventIDs = [meeting.id]

@@ -8,15 +8,16 @@ struct GraphItemState {
     /// `@odata.etag`, what `If-Match` sends to change the event only as it is now.
     var etag: String?
     var type: String?
-    var isOrganizer: Bool
-    var attendees: Int
+    /// Who organises it and who attends it (``MailingRule`` decides from it whether a write mails them).
+    var standing: EventStanding
+    var attendees: Int { standing.attendees.count }
     /// The subject, for the report of an item whose file is gone.
-    var subject: String?
+    var subject: String? { standing.subject.isEmpty ? nil : standing.subject }
 
     /// Reads Graph's JSON of one event; throws a ``GraphError`` when it is not one.
     init(_ data: Data, operation: String) throws {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let id = object["id"] as? String
+            let id = object["id"] as? String, let standing = EventStanding(object: object)
         else {
             throw GraphError(.other, operation: operation, message: "Graph's answer could not be read: not an event")
         }
@@ -24,14 +25,13 @@ struct GraphItemState {
         changeKey = object["changeKey"] as? String
         etag = object["@odata.etag"] as? String
         type = object["type"] as? String
-        // An event without the field is one the user made (Graph always sends it).
-        isOrganizer = object["isOrganizer"] as? Bool ?? true
-        attendees = (object["attendees"] as? [Any])?.count ?? 0
-        subject = object["subject"] as? String
+        self.standing = standing
     }
 
-    /// Whether Graph would mail attendees about a change or deletion: a meeting the user organises.
-    var mailsAttendees: Bool { isOrganizer && attendees > 0 }
+    /// Whether `change` makes Graph mail the event's attendees (``MailingRule``).
+    func mails(_ change: MailingRule.Change) -> Bool {
+        MailingRule.mails(change, standing)
+    }
 
     /// The `If-Match` value for a recorded change key (Graph's etag is `W/"changeKey"`).
     static func etag(forChangeKey changeKey: String) -> String {

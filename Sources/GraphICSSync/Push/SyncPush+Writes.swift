@@ -103,7 +103,7 @@ extension SyncPush {
             landed = try holdsFile(id, file.sha256)
             guard landed else { return .conflict(reason: "changed in Outlook since the last sync, and changed here") }
         }
-        if graph.mailsAttendees, !settings.notifiesAttendees { return .held(attendees: graph.attendees) }
+        if graph.mails(.update), !settings.notifiesAttendees { return .held(attendees: graph.attendees) }
         let isSeries = event.payload.recurrence != nil
         if graph.type == "seriesMaster", !isSeries {
             return .refused(
@@ -154,7 +154,7 @@ extension SyncPush {
         if !overriding, graph.changeKey != record.changeKey {
             return (.conflict(reason: "changed in Outlook since the last sync, and deleted here"), graph.subject)
         }
-        if graph.mailsAttendees, !settings.notifiesAttendees {
+        if graph.mails(.delete), !settings.notifiesAttendees {
             return (.held(attendees: graph.attendees), graph.subject)
         }
         try beforeWriting?(action)

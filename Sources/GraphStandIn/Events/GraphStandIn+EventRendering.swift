@@ -15,6 +15,7 @@ extension GraphStandIn {
         json["type"] = event.type
         json["seriesMasterId"] = event.seriesMasterID ?? NSNull()
         json["isAllDay"] = event.isAllDay
+        if locked({ $0.omitsIsOrganizer }) { json["isOrganizer"] = nil }
         let zoneName = preferredZone?.name ?? "UTC"
         let zone = preferredZone?.zone ?? Self.utc
         if event.isAllDay {

@@ -255,8 +255,13 @@ extension GraphStandIn {
             }
         }
         // A meeting's organizer changing more than its attendees mails every attendee an update
-        // (api/event-update.md, "attendees property and meeting updates").
-        if original.isOrganizer, update.movesTimes || update.changes.keys.contains(where: { $0 != "attendees" }) {
+        // (api/event-update.md, "attendees property and meeting updates"); a change of only the organizer's
+        // reminder (and extended properties) mails nobody: on no page, the careful reading graph-ics's
+        // MailingRule makes too.
+        let quiet: Set<String> = [
+            "attendees", "isReminderOn", "reminderMinutesBeforeStart", "singleValueExtendedProperties",
+        ]
+        if original.isOrganizer, update.movesTimes || update.changes.keys.contains(where: { !quiet.contains($0) }) {
             state.sentUpdates += event.attendeeAddresses
         }
         if let attendees = update.changes["attendees"] as? [[String: Any]] {

@@ -53,6 +53,13 @@ extension GraphStandIn {
         set { locked { $0.rejectUnknownEventProperties = newValue } }
     }
 
+    /// Test knob with no Graph counterpart: events are answered without `isOrganizer` (as a proxy or an
+    /// older server might), so that a test proves a missing field is read the careful way (as organising).
+    public var omitsIsOrganizer: Bool {
+        get { locked { $0.omitsIsOrganizer } }
+        set { locked { $0.omitsIsOrganizer = newValue } }
+    }
+
     /// The scheme, host and port put in front of `@odata.nextLink`s (default: the stand-in's own,
     /// `http://127.0.0.1:PORT`); set another origin to prove graph-ics refuses a nextLink to a foreign host.
     public var nextLinkOrigin: String? {

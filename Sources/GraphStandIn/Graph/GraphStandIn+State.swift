@@ -35,6 +35,7 @@ extension GraphStandIn {
         var requireAuthentication = true
         var reorderBatchResponses = true
         var rejectUnknownEventProperties = true
+        var omitsIsOrganizer = false
         var nextLinkOrigin: String?
 
         var faults: [Fault] = []

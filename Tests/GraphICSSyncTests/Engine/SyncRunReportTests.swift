@@ -78,3 +78,30 @@ import Testing
             report.lines.contains("held (would mail 1 attendee)  uid-review.ics  Quarterly review"), "\(report.lines)")
     }
 }
+
+/// Sync's push under the one mail rule: a change to a meeting with an attendee is held when the user
+/// organises it or Graph did not say (`isOrganizer` missing), and sent, mailing nobody, for the user's copy
+/// of someone else's meeting.
+@Suite struct SyncPushMailingRuleTests {
+    @Test(arguments: [(true as Bool?, true), (nil, true), (false, false)])
+    func aChangedMeetingIsHeldOnlyWhenGraphWouldMail(isOrganizer: Bool?, held: Bool) throws {
+        let fixture = try EngineFixture()
+        var event: [String: Any] = [
+            "id": "review", "subject": "Review", "iCalUId": "uid-review",
+            "start": ["dateTime": "2026-12-08T10:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-08T11:00:00", "timeZone": "UTC"],
+            "attendees": [["type": "required", "emailAddress": ["name": "Bo", "address": "bo@example.com"]]],
+        ]
+        if let isOrganizer { event["isOrganizer"] = isOrganizer }
+        try fixture.standIn.addEvent(event)
+        _ = try fixture.run()
+        try fixture.editSummary("uid-review.ics", to: "Review (new room)")
+        fixture.standIn.omitsIsOrganizer = isOrganizer == nil
+        let report = try fixture.run()
+        fixture.standIn.omitsIsOrganizer = false
+        let outcome = EngineFixture.outcomes(report)["uid-review.ics"]
+        #expect(outcome == (held ? .held(attendees: 1) : .pushed(.changed)), "\(report.items)")
+        #expect(fixture.subject("review") == (held ? "Review" : "Review (new room)"))
+        #expect(fixture.standIn.sentUpdates.isEmpty)
+    }
+}

@@ -167,14 +167,3 @@ import Testing
         #expect(setup.standIn.eventCount == 0)
     }
 }
-
-/// The one rule of what mails attendees.
-@Suite struct MailingRuleTests {
-    @Test func onlyMeetingsMailAndADeletionOnlyWhenTheUserOrganizesIt() {
-        #expect(!MailingRule.mails(.delete, attendees: 0, isOrganizer: true))
-        #expect(!MailingRule.mails(.update, attendees: 0, isOrganizer: false))
-        #expect(MailingRule.mails(.delete, attendees: 2, isOrganizer: true))
-        #expect(!MailingRule.mails(.delete, attendees: 2, isOrganizer: false))
-        #expect(MailingRule.mails(.update, attendees: 1, isOrganizer: false))
-    }
-}

@@ -86,5 +86,9 @@ import Testing
         let invitation = try Self.invitation(fixture)
         #expect(try fixture.call("PATCH", "/me/events/\(invitation)", json: ["subject": "Mine now"]).status == 200)
         #expect(fixture.standIn.sentUpdates == ["bo@contoso.example"])
+        // The organizer's change of only their reminder mails nobody either (on no page; MailingRule agrees).
+        let reminder: [String: Any] = ["isReminderOn": true, "reminderMinutesBeforeStart": 30]
+        #expect(try fixture.call("PATCH", "/me/events/\(id)", json: reminder).status == 200)
+        #expect(fixture.standIn.sentUpdates == ["bo@contoso.example"])
     }
 }
