@@ -147,6 +147,11 @@ import Testing
             environment: account.tokenEnvironment())
         #expect(result.status == 0, "stderr: \(result.err)")
         #expect(result.out == id + "\n")
+        #expect(
+            result.err.contains(
+                "changed end, location, start, subject of 'Dentist (moved)' (Wednesday 2 December 2026 14:30; was "
+                    + "Tuesday 1 December 2026 10:00)"),
+            "the note names the new time: \(result.err)")
         let patch = try #require(standIn.operations.first { $0.method == "PATCH" }?.jsonBody as? [String: Any])
         #expect(Set(patch.keys) == ["subject", "location", "start", "end"])
         #expect((patch["start"] as? [String: Any])?["timeZone"] as? String == "W. Europe Standard Time")
@@ -161,6 +166,19 @@ import Testing
         let after = try #require(standIn.event(id: id))
         #expect((after["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-02T13:30:00.0000000")
         #expect((after["end"] as? [String: Any])?["dateTime"] as? String == "2026-12-02T15:00:00.0000000")
+    }
+
+    @Test("edit --end before the event's start says so with the start in the mailbox's zone, and sends nothing")
+    func editEndBeforeStart() throws {
+        let account = try Self.account()
+        let id = try Self.seed(account.standIn, subject: "Dentist")
+        let result = try account.run(["edit", id, "--end", "08:00"], environment: account.tokenEnvironment())
+        #expect(result.status == 64, "stderr: \(result.err)")
+        #expect(
+            result.errLines.first?.hasPrefix("error: --end 08:00 is before the start, Tuesday 1 December 2026 10:00 in")
+                == true, "stderr: \(result.err)")
+        #expect(!result.err.contains("clocks change") && !result.err.contains("09:00:00Z"), "stderr: \(result.err)")
+        #expect(Self.operations(account.standIn, "PATCH").isEmpty)
     }
 
     @Test("edit refuses a meeting one organises unless --as-meeting --yes, which mails the attendees an update")
@@ -235,8 +253,8 @@ import Testing
     }
 
     static let dayForms =
-        "today, tomorrow, yesterday, mon … sun (the next one, today included), +3d or -1w (days or weeks from "
-        + "today), or YYYY-MM-DD"
+        "today, tomorrow, yesterday, mon … sun (the next one, today included), +3d, -1w or +1m (days, weeks or "
+        + "months from today), or YYYY-MM-DD"
 
     // MARK: respond
 
