@@ -39,11 +39,13 @@ struct DayRange: Equatable {
     }
 }
 
-/// How a command was told which days to show: `--week WEEK`, `--from DAY --to DAY` (the end exclusive; a
-/// relative `--to +7d` counts from `--from`), or `--days N` (from `--from`, else today). Neither means this
-/// week. Every day and week is read by ``TypedTime``.
+/// How a command was told which days to show: `--week WEEK`, `--month MONTH`, `--from DAY --to DAY` (the end
+/// exclusive; a relative `--to +7d` or `+1m` counts from `--from`), or `--days N` (from `--from`, else
+/// today). None means this week. Every day and week is read by ``TypedTime``.
 enum RangeOption: Equatable {
     case week(String)
+    /// `--month`: `this`, `next`, `last` or `YYYY-MM`.
+    case month(String)
     case dates(from: String, to: String)
     /// `count` days from `from` (today when nil).
     case days(from: String?, count: Int)
@@ -70,6 +72,9 @@ enum RangeOption: Equatable {
                 if let from { _ = try typed.day(from, option: "--from") }
                 return
             }
+        case .month(let text):
+            _ = try Self.month(text, today: CivilDateTime(year: 2000, month: 1, day: 1))
+            return
         }
         _ = try resolve(in: .utc)
     }
@@ -100,6 +105,10 @@ enum RangeOption: Equatable {
                         + "\(Self.latest.dateString))")
             }
             return DayRange(first: monday, end: monday.adding(days: 7), zone: zone)
+        case .month(let text):
+            let (year, month) = try Self.month(text, today: typed.today)
+            let first = CivilDateTime(year: year, month: month, day: 1)
+            return DayRange(first: first, end: TypedTime.adding(months: 1, to: first), zone: zone)
         case .dates(let from, let to):
             let first = try typed.day(from, option: "--from")
             let end = try typed.day(to, option: "--to", relativeTo: first)
@@ -110,6 +119,26 @@ enum RangeOption: Equatable {
             return try Self.checked(
                 first: first, end: first.adding(days: count), from: from ?? "today", to: "+\(count)d", zone: zone)
         }
+    }
+
+    /// The year and month `text` names, `this`/`next`/`last` counted from `today`.
+    static func month(_ text: String, today: CivilDateTime) throws(UsageError) -> (year: Int, month: Int) {
+        let index = today.year * 12 + today.month - 1
+        let chosen: Int
+        switch text.lowercased() {
+        case "this": chosen = index
+        case "next": chosen = index + 1
+        case "last": chosen = index - 1
+        default:
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let year = Int(parts[0]),
+                let month = Int(parts[1]), (1...12).contains(month), year >= 1602, year <= 9998
+            else {
+                throw UsageError("--month '\(text)' is not this, next, last or a month such as 2026-12")
+            }
+            chosen = year * 12 + month - 1
+        }
+        return (chosen / 12, chosen % 12 + 1)
     }
 
     /// The range from `first` to `end`, when Graph can answer for it and it holds a day.

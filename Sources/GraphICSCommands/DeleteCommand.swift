@@ -44,7 +44,8 @@ struct DeleteCommand: Command {
             help: "With --search, look in this calendar (see 'graph-ics calendars'); default calendar otherwise.")
         let asMeeting = Flag(
             "--as-meeting", help: "Delete meetings you organise too (with --yes): Graph mails their attendees.")
-        let yes = Flag("--yes", help: "Do not ask: delete what --search found, and with --as-meeting, meetings.")
+        let yes = Flag(
+            "-y", "--yes", help: "Do not ask: delete what --search found, and with --as-meeting, meetings.")
         let zone = Option.zone(help: "Show times in this zone instead of the mailbox's (and choose days for --search).")
         let connection = ConnectionOptions.Declarations()
     }
@@ -76,7 +77,7 @@ struct DeleteCommand: Command {
                 throw UsageError("name the events to delete (their ids), or give --search TEXT")
             }
             guard range == .week("this"), calendar == nil else {
-                throw UsageError("--week, --from, --to, --days and --calendar go with --search")
+                throw UsageError("--week, --month, --from, --to, --days and --calendar go with --search")
             }
             target = .ids(parsed.positionals)
         }

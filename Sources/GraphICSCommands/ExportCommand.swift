@@ -7,7 +7,7 @@ struct ExportCommand: Command {
     static let name = "export"
     static let abstract = "Export a week (or any days) of a calendar to .ics."
     static let synopsis = [
-        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars]",
+        "[--week WEEK | --month MONTH | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars]",
         "[--account NAME] [--user UPN]",
         "[--recurrence instances|series] [--detail full|limited|busy] [--show-private]",
         "[--exclude-declined] [--exclude-cancelled] [--category C]...",
