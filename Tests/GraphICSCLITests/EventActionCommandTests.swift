@@ -125,7 +125,8 @@ import Testing
         #expect(asked.err.contains("not deleting these 2 events without --yes"), "stderr: \(asked.err)")
         #expect(Self.operations(standIn, "DELETE").isEmpty)
 
-        let deleted = try account.run(["delete"] + range + ["--yes"], environment: account.tokenEnvironment())
+        // -y is --yes, as for import and sync.
+        let deleted = try account.run(["delete"] + range + ["-y"], environment: account.tokenEnvironment())
         #expect(deleted.status == 0, "stderr: \(deleted.err)")
         #expect(deleted.out == first + "\n" + second + "\n")
         #expect(standIn.event(id: first) == nil && standIn.event(id: second) == nil)
@@ -194,7 +195,7 @@ import Testing
         #expect(Self.operations(standIn, "PATCH").isEmpty)
 
         let changed = try account.run(
-            ["edit", id, "--subject", "Review 2", "--as-meeting", "--yes"], environment: account.tokenEnvironment())
+            ["edit", id, "--subject", "Review 2", "--as-meeting", "-y"], environment: account.tokenEnvironment())
         #expect(changed.status == 0, "stderr: \(changed.err)")
         #expect(changed.err.contains("Graph will mail an update of 'Review'"), "stderr: \(changed.err)")
         #expect(standIn.sentUpdates == [Self.ann])
