@@ -13,6 +13,8 @@ final class ImportRun {
     /// The identity key of each event.
     let keys: [String]
     let onResult: (ImportResult) -> Void
+    /// The zone the results' times are shown in; nil: each event's own.
+    let displayZone: ResolvedZone?
     /// Final results; nil while an event is not done.
     var results: [ImportResult?]
     /// Results that become final once the event's series is finished.
@@ -57,8 +59,12 @@ final class ImportRun {
         var attendees: Int
     }
 
-    init(client: GraphClient, items: [ImportItem], onResult: @escaping (ImportResult) -> Void) {
+    init(
+        client: GraphClient, items: [ImportItem], displayZone: ResolvedZone? = nil,
+        onResult: @escaping (ImportResult) -> Void
+    ) {
         self.client = client
+        self.displayZone = displayZone
         settings = items.first?.event.settings ?? ImportSettings()
         self.items = items
         events = items.map(\.event)
@@ -76,7 +82,7 @@ final class ImportRun {
         return ImportResult(
             file: items[index].file, uid: event.sourceUID, recurrenceID: event.recurrenceID,
             subject: event.payload.subject, action: action, eventID: eventID, error: error, note: note,
-            when: EventLabel.when(event.payload))
+            when: EventLabel.when(event.payload, in: displayZone))
     }
 
     func finish(_ result: ImportResult, at index: Int) {
