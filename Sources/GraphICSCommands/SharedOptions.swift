@@ -43,6 +43,15 @@ struct ConnectionOptions {
         }
     }
 
+    /// No option given: the environment and the config file decide whose sign-in is used.
+    init(user: String? = nil) {
+        account = nil
+        graphURL = nil
+        authority = nil
+        self.user = user
+        verbose = false
+    }
+
     init(_ parsed: Parsed<Declarations>) throws(UsageError) {
         account = try parsed[\.account]
         graphURL = try parsed[\.graphURL]
