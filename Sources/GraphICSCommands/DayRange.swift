@@ -28,14 +28,34 @@ struct DayRange: Equatable {
     static let quietWindowCount = 120
 
     /// Warns on stderr, before anything is fetched, when the range takes more than ``quietWindowCount``
-    /// calendarView requests.
-    func warnIfLong(_ terminal: Terminal) {
+    /// calendarView requests; returns how many it takes then, nil otherwise.
+    @discardableResult
+    func warnIfLong(_ terminal: Terminal) -> Int? {
         let windows = GraphClient.calendarViewWindowCount(start: startDate, end: endDate)
-        guard windows > Self.quietWindowCount else { return }
+        guard windows > Self.quietWindowCount else { return nil }
         let years = Int((endDate.timeIntervalSince(startDate) / (365.2425 * 86_400)).rounded())
         terminal.warning(
             "\(description) is about \(years) years: Graph is asked for it in \(windows) calendarView requests of "
                 + "31 days; Ctrl-C stops (a shorter --from/--to is quicker)")
+        return windows
+    }
+
+    /// Nil to go on with a range that may be long: it is not (``warnIfLong(_:)``), `yes` says so, or `y` is
+    /// answered on a terminal. Else the exit status: 64 with no terminal to ask on, 0 when the answer is no.
+    func confirmIfLong(_ terminal: Terminal, yes: Bool) -> ExitStatus? {
+        guard let windows = warnIfLong(terminal), !yes else { return nil }
+        guard terminal.stdinIsTerminal else {
+            terminal.error(
+                "not sending \(windows) calendarView requests without --yes (standard input is not a terminal to "
+                    + "ask on); give --yes, or a shorter range")
+            return .usage
+        }
+        let answer = terminal.answer(to: "Send \(windows) requests to Graph? [y/N] ")
+        guard answer == "y" || answer == "yes" else {
+            terminal.note("nothing exported")
+            return .ok
+        }
+        return nil
     }
 }
 
