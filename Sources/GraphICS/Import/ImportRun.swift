@@ -15,6 +15,9 @@ final class ImportRun {
     let onResult: (ImportResult) -> Void
     /// The zone the results' times are shown in; nil: each event's own.
     let displayZone: ResolvedZone?
+    /// Events whose result was passed to `onResult` while their `$batch` came back (``EarlyCreates``): their
+    /// final result is the same and is not passed again.
+    var reportedEarly: [Int: ImportResult] = [:]
     /// Final results; nil while an event is not done.
     var results: [ImportResult?]
     /// Results that become final once the event's series is finished.
@@ -89,7 +92,7 @@ final class ImportRun {
         guard results[index] == nil else { return }
         provisional[index] = nil
         results[index] = result
-        onResult(result)
+        if reportedEarly[index] != result { onResult(result) }
     }
 
     func finish(
