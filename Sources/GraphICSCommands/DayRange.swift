@@ -43,19 +43,12 @@ struct DayRange: Equatable {
     /// Nil to go on with a range that may be long: it is not (``warnIfLong(_:)``), `yes` says so, or `y` is
     /// answered on a terminal. Else the exit status: 64 with no terminal to ask on, 0 when the answer is no.
     func confirmIfLong(_ terminal: Terminal, yes: Bool) -> ExitStatus? {
-        guard let windows = warnIfLong(terminal), !yes else { return nil }
-        guard terminal.stdinIsTerminal else {
-            terminal.error(
-                "not sending \(windows) calendarView requests without --yes (standard input is not a terminal to "
-                    + "ask on); give --yes, or a shorter range")
-            return .usage
-        }
-        let answer = terminal.answer(to: "Send \(windows) requests to Graph? [y/N] ")
-        guard answer == "y" || answer == "yes" else {
-            terminal.note("nothing exported")
-            return .ok
-        }
-        return nil
+        guard let windows = warnIfLong(terminal) else { return nil }
+        return terminal.confirm(
+            "Send \(windows) requests to Graph? [y/N] ", yes: yes,
+            refusal: "not sending \(windows) calendarView requests without --yes (standard input is not a terminal "
+                + "to ask on); give --yes, or a shorter range",
+            declined: "nothing exported")
     }
 }
 

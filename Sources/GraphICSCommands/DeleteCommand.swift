@@ -180,18 +180,11 @@ struct DeleteCommand: Command {
     /// Nil to go ahead with `count` deletions (`--yes`, or `y` on a terminal); else the exit status: 64
     /// when there is no terminal to ask on and no `--yes`, 0 when the answer was no.
     func stop(before count: Int, _ terminal: Terminal) -> ExitStatus? {
-        if yes { return nil }
         let what = count == 1 ? "this event" : "these \(count) events"
-        guard terminal.stdinIsTerminal else {
-            terminal.error("not deleting \(what) without --yes (standard input is not a terminal to ask on)")
-            return .usage
-        }
-        let answer = terminal.answer(to: "Delete \(what)? [y/N] ")
-        guard answer == "y" || answer == "yes" else {
-            terminal.note("nothing deleted")
-            return .ok
-        }
-        return nil
+        return terminal.confirm(
+            "Delete \(what)? [y/N] ", yes: yes,
+            refusal: "not deleting \(what) without --yes (standard input is not a terminal to ask on)",
+            declined: "nothing deleted")
     }
 }
 
@@ -216,14 +209,5 @@ struct ActionTally {
         if unknown == 0 && failed == 0 { return .ok }
         if done == 0 && failed == 0 { return .inputMissing }
         return .partlyFailed
-    }
-}
-
-extension Terminal {
-    /// Asks `question` on standard error (no line break after it) and reads one line of standard input,
-    /// trimmed and lower-cased; empty at the end of input.
-    func answer(to question: String) -> String {
-        FileHandle.standardError.write(Data(PrintableText.printable(question, lineBreaks: " ").utf8))
-        return readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
     }
 }

@@ -114,7 +114,8 @@ struct EditCommand: Command {
         } catch let error as GraphError where error.kind == .notFound {
             throw CommandFailure(.inputMissing, "\(label) was not changed: \(error.description)")
         }
-        terminal.note("changed \(patch.keys.sorted().joined(separator: ", ")) of \(Self.changedLabel(event, patch, zone))")
+        terminal.note(
+            "changed \(patch.keys.sorted().joined(separator: ", ")) of \(Self.changedLabel(event, patch, zone))")
         terminal.out(id + "\n")
         return .ok
     }

@@ -160,10 +160,11 @@ struct ServeCommand: Command {
         let scheme = server.tls == nil ? "http" : "https"
         let url = listen.url(scheme: scheme, port: http.port)
         // 0.0.0.0 is no address anyone can open: feed list shows the machine's name instead.
-        let reachable =
-            baseURL ?? (listen.isUnspecified
-                ? ListenAddress(host: ListenAddress.machineName(), port: http.port).url(scheme: scheme, port: http.port)
-                : url)
+        var reachable = baseURL ?? url
+        if baseURL == nil && listen.isUnspecified {
+            reachable = ListenAddress(host: ListenAddress.machineName(), port: http.port).url(
+                scheme: scheme, port: http.port)
+        }
         let watcher = try watch(store, service: service, baseURL: reachable, terminal)
         terminal.err("graph-ics serve: listening on \(url) (\(configuration.feeds.count) feeds)")
         if baseURL == nil && listen.isUnspecified {

@@ -34,6 +34,31 @@ import Testing
         try TokenStore(directory: account.configDirectory).save(tokens)
     }
 
+    /// Saves a sign-in of `user` named `name` made in another tenant (`contoso.example`) than the tests' logins.
+    static func saveInOtherTenant(_ user: String, name: String, in account: StandInAccount) throws {
+        var tokens = AccountTokens(
+            authority: account.standIn.authority, tenant: "contoso.example", clientID: account.clientID,
+            accessToken: "a", expiresAt: Date().addingTimeInterval(3600), refreshToken: nil, scopes: [],
+            userName: user)
+        tokens.name = name
+        tokens.keyUser = user
+        try TokenStore(directory: account.configDirectory).save(tokens)
+    }
+
+    /// Waits until `logout` asks which sign-in to remove (on standard error, a pipe here).
+    static func waitForQuestion(_ run: PseudoTerminalRun) {
+        let deadline = Date().addingTimeInterval(defaultTimeout)
+        while !run.errorText.contains("Remove which?"), Date() < deadline { usleep(20_000) }
+    }
+
+    /// ``twoUsers()``, with the device-code sign-in signing in `user` at once.
+    static func signingIn(_ user: String) throws -> StandInAccount {
+        let account = try twoUsers()
+        account.standIn.deviceCodeInterval = 1
+        account.standIn.signInUser = user
+        return account
+    }
+
     static func twoSignIns() throws -> StandInAccount {
         let account = try twoUsers()
         try save(megan, name: "work", in: account)
@@ -154,10 +179,8 @@ import Testing
 
     @Test("a second login with the same app registration and tenant keeps the first; --name names it")
     func secondLoginKeepsTheFirst() throws {
-        let account = try Self.twoUsers()
+        let account = try Self.signingIn(Self.megan)
         let standIn = account.standIn
-        standIn.deviceCodeInterval = 1
-        standIn.signInUser = Self.megan
         let first = try account.run(["login"], environment: account.baseEnvironment)
         #expect(first.status == 0, "stderr: \(first.err)")
         standIn.signInUser = Self.alex
@@ -209,10 +232,8 @@ import Testing
 
     @Test("a second --name for a user already signed in under a name is refused with 64, naming that name")
     func secondNameForTheSameUserIsRefused() throws {
-        let account = try Self.twoUsers()
+        let account = try Self.signingIn(Self.alex)
         let standIn = account.standIn
-        standIn.deviceCodeInterval = 1
-        standIn.signInUser = Self.alex
         let first = try account.run(["login", "--name", "shared"], environment: account.baseEnvironment)
         #expect(first.status == 0, "stderr: \(first.err)")
         let second = try account.run(["login", "--name", "mine"], environment: account.baseEnvironment)
@@ -230,13 +251,7 @@ import Testing
     func nameClashIsFoundBeforeTheBrowser() throws {
         let account = try Self.twoUsers()
         account.standIn.deviceCodeInterval = 1
-        var tokens = AccountTokens(
-            authority: account.standIn.authority, tenant: "contoso.example", clientID: account.clientID,
-            accessToken: "a", expiresAt: Date().addingTimeInterval(3600), refreshToken: nil, scopes: [],
-            userName: Self.megan)
-        tokens.name = "work"
-        tokens.keyUser = Self.megan
-        try TokenStore(directory: account.configDirectory).save(tokens)
+        try Self.saveInOtherTenant(Self.megan, name: "work", in: account)
         let login = try account.run(["login", "--name", "work"], environment: account.baseEnvironment)
         #expect(login.status == 64, "stderr: \(login.err)")
         #expect(login.err.contains("is already named 'work'"), "stderr: \(login.err)")
@@ -263,13 +278,7 @@ import Testing
     func ambiguousUserListsNames() throws {
         let account = try Self.twoUsers()
         try Self.save(Self.megan, name: "work", in: account)
-        var tokens = AccountTokens(
-            authority: account.standIn.authority, tenant: "contoso.example", clientID: account.clientID,
-            accessToken: "a", expiresAt: Date().addingTimeInterval(3600), refreshToken: nil, scopes: [],
-            userName: Self.megan)
-        tokens.name = "home"
-        tokens.keyUser = Self.megan
-        try TokenStore(directory: account.configDirectory).save(tokens)
+        try Self.saveInOtherTenant(Self.megan, name: "home", in: account)
         let result = try account.run(["whoami", "--account", Self.megan], environment: account.baseEnvironment)
         #expect(result.status == 77, "stderr: \(result.err)")
         #expect(result.err.contains("2 saved sign-ins answer to '\(Self.megan)'"), "stderr: \(result.err)")
@@ -281,8 +290,7 @@ import Testing
     func logoutAsksOnATerminal() throws {
         let account = try Self.twoSignIns()
         let run = try PseudoTerminalRun(["logout"], environment: account.baseEnvironment)
-        let deadline = Date().addingTimeInterval(defaultTimeout)
-        while !run.errorText.contains("Remove which?"), Date() < deadline { usleep(20_000) }
+        Self.waitForQuestion(run)
         #expect(run.errorText.contains("  2  work (\(Self.megan)), tenant common"), "stderr: \(run.errorText)")
         run.type("work\n")
         let result = try run.finish()
@@ -295,8 +303,7 @@ import Testing
     func logoutOnATerminalKeepsThemOnEnter() throws {
         let account = try Self.twoSignIns()
         let run = try PseudoTerminalRun(["logout"], environment: account.baseEnvironment)
-        let deadline = Date().addingTimeInterval(defaultTimeout)
-        while !run.errorText.contains("Remove which?"), Date() < deadline { usleep(20_000) }
+        Self.waitForQuestion(run)
         run.type("\n")
         let result = try run.finish()
         #expect(result.status == 0, "stderr: \(result.err)")

@@ -72,16 +72,8 @@ struct TypedTime {
 
     /// The months of `+1m`, `-2m`, `3m`; nil when `text` is not such an offset.
     static func relativeMonths(_ text: String) -> Int? {
-        var rest = Substring(text.lowercased())
-        var sign = 1
-        if let first = rest.first, first == "+" || first == "-" {
-            sign = first == "-" ? -1 : 1
-            rest = rest.dropFirst()
-        }
-        guard rest.last == "m" else { return nil }
-        let digits = rest.dropLast()
-        guard (1...5).contains(digits.count), digits.allSatisfy(\.isASCII), let count = Int(digits) else { return nil }
-        return sign * count
+        guard let (count, unit) = offset(text), unit == "m" else { return nil }
+        return count
     }
 
     /// The same day `months` months later (or earlier), the last day of the month when it has no such day
@@ -105,16 +97,23 @@ struct TypedTime {
 
     /// The days of `+3d`, `-1w`, `3d`, `2w`; nil when `text` is not such an offset.
     static func relativeDays(_ text: String) -> Int? {
+        guard let (count, unit) = offset(text), unit == "d" || unit == "w" else { return nil }
+        return count * (unit == "w" ? 7 : 1)
+    }
+
+    /// `+3d` as 3 and `d`, `-1m` as -1 and `m`: a sign (or none), one to six digits and a unit letter; nil
+    /// for anything else.
+    static func offset(_ text: String) -> (count: Int, unit: Character)? {
         var rest = Substring(text.lowercased())
         var sign = 1
         if let first = rest.first, first == "+" || first == "-" {
             sign = first == "-" ? -1 : 1
             rest = rest.dropFirst()
         }
-        guard let unit = rest.last, unit == "d" || unit == "w" else { return nil }
+        guard let unit = rest.last else { return nil }
         let digits = rest.dropLast()
         guard (1...6).contains(digits.count), digits.allSatisfy(\.isASCII), let count = Int(digits) else { return nil }
-        return sign * count * (unit == "w" ? 7 : 1)
+        return (sign * count, unit)
     }
 
     /// `YYYY-MM-DD`, a real day; nil otherwise.
