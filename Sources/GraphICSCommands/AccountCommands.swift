@@ -215,18 +215,23 @@ struct LogoutCommand: Command {
         } else {
             terminal.note("signed out: removed \(removed) saved sign-in\(removed == 1 ? "" : "s")")
         }
-        try forgetDefault(all: all, gone: gone, in: configuration.configDirectory, terminal)
+        forgetDefault(all: all, gone: gone, in: configuration.configDirectory, terminal)
         return .ok
     }
 
     /// Unsets `defaults.account` when it names a sign-in just removed (or every one was): left set, it would
     /// make every command fail although another sign-in remains.
-    private func forgetDefault(all: Bool, gone: [AccountTokens], in directory: URL, _ terminal: Terminal) throws {
-        var config = try UserConfig.load(directory: directory)
-        guard let name = config.account, all || gone.contains(where: { $0.isNamed(name) }) else { return }
-        _ = try config.unset("defaults.account")
-        try config.save(directory: directory)
-        terminal.note("defaults.account named '\(name)'; it is unset now (see 'graph-ics accounts default NAME')")
+    /// The sign-ins are gone whatever happens here: a config file that cannot be read or written is a warning.
+    private func forgetDefault(all: Bool, gone: [AccountTokens], in directory: URL, _ terminal: Terminal) {
+        do {
+            var config = try UserConfig.load(directory: directory)
+            guard let name = config.account, all || gone.contains(where: { $0.isNamed(name) }) else { return }
+            _ = try config.unset("defaults.account")
+            try config.save(directory: directory)
+            terminal.note("defaults.account named '\(name)'; it is unset now (see 'graph-ics accounts default NAME')")
+        } catch {
+            terminal.warning("defaults.account was not checked: \(error)")
+        }
     }
 
     /// The sign-ins to remove: `--account`'s, those of `--tenant`/`--client-id`, else the only one; with
