@@ -21,8 +21,9 @@ struct LoginCommand: Command {
         or GRAPH_ICS_CLIENT_ID.
         """
     static let epilogue = """
-        Exit status: 0 signed in, 64 usage, 69 the sign-in service could not be reached,
-        77 sign-in declined, expired or refused.
+        Exit status: 0 signed in, 64 usage (a --name another sign-in has, or a second name for the
+        same user), 69 the sign-in service could not be reached, 73 the configuration folder cannot
+        be written (checked before the sign-in), 77 sign-in declined, expired or refused.
         """
 
     struct Options: OptionGroup {
@@ -64,6 +65,7 @@ struct LoginCommand: Command {
         let configuration = try AuthConfiguration.fromEnvironment(
             authority: connection.authority, tenant: tenant, clientID: clientID, graphURL: connection.graphURL)
         let store = TokenStore(configuration: configuration)
+        try checkBeforeSignIn(configuration, store)
         let transport = try Session.transport(environment: ProcessInfo.processInfo.environment)
         let signIn = DeviceCodeSignIn(
             configuration: configuration, need: readOnly ? .read : .write, transport: transport)
@@ -88,19 +90,58 @@ struct LoginCommand: Command {
         return .ok
     }
 
+    /// What can be refused before the person goes through the browser step: a configuration folder graph-ics
+    /// cannot write in, and a `--name` that a sign-in made elsewhere (another tenant, app registration or
+    /// authority) already has, which this sign-in therefore cannot be renewing.
+    func checkBeforeSignIn(_ configuration: AuthConfiguration, _ store: TokenStore) throws {
+        do {
+            try store.checkWritable()
+        } catch {
+            throw CommandFailure(
+                .cannotCreateOutput,
+                "\(error.message) Nothing was signed in: make the folder writable, or set GRAPH_ICS_CONFIG_DIR "
+                    + "to another one.")
+        }
+        guard let name, let clientID = configuration.clientID else { return }
+        let here = AccountTokens.accountKey(
+            authority: configuration.resolvedAuthority, tenant: configuration.resolvedTenant, clientID: clientID)
+        if let other = try store.list().first(where: { $0.name?.lowercased() == name.lowercased() }),
+            AccountTokens.accountKey(authority: other.authority, tenant: other.tenant, clientID: other.clientID)
+                != here
+        {
+            throw Self.nameTaken(name, by: other)
+        }
+    }
+
+    static func nameTaken(_ name: String, by other: AccountTokens) -> CommandFailure {
+        CommandFailure(
+            .usage,
+            "the saved sign-in \(other.userName ?? other.accountKey) is already named '\(name)'; nothing was "
+                + "saved: sign in again with another --name (or 'graph-ics logout --account \(name)' first)")
+    }
+
     /// Saves the sign-in under a key naming its user, so that another person's sign-in with the same app
     /// registration and tenant stays; a sign-in of the same user saved before graph-ics kept several (a
     /// key without a user) is replaced.
     func save(_ account: AccountTokens, in store: TokenStore) throws {
         var account = account
         account.keyUser = account.userName?.lowercased()
-        if let name, let other = try store.list().first(where: { $0.name?.lowercased() == name.lowercased() }),
+        let saved = try store.list()
+        if let name, let other = saved.first(where: { $0.name?.lowercased() == name.lowercased() }),
             other.accountKey != account.accountKey
         {
-            throw CommandFailure(
-                .usage,
-                "the saved sign-in \(other.userName ?? other.accountKey) is already named '\(name)'; nothing was "
-                    + "saved: sign in again with another --name (or 'graph-ics logout --account \(name)' first)")
+            throw Self.nameTaken(name, by: other)
+        }
+        // The same user signing in again keeps the name it has: --account NAME must go on working.
+        if let same = saved.first(where: { $0.accountKey == account.accountKey }), let existing = same.name {
+            if let name, name.lowercased() != existing.lowercased() {
+                throw CommandFailure(
+                    .usage,
+                    "\(same.userName ?? same.accountKey) is already signed in as '\(existing)'; nothing was saved: "
+                        + "sign in again with --name \(existing) (or without --name), or 'graph-ics logout "
+                        + "--account \(existing)' first")
+            }
+            account.name = existing
         }
         try store.save(account)
         let older = AccountTokens.accountKey(
@@ -120,9 +161,10 @@ struct LogoutCommand: Command {
     static let discussion = """
         Deletes saved sign-ins from graph-ics's configuration folder: the one --account names, every
         one (--all), or those of the given tenant and client id. Without any of them it deletes the
-        only one; when there are several it lists them and asks which. The tokens stop working on
-        this machine at once; to end the sign-in everywhere, sign out at
-        https://myaccount.microsoft.com.
+        only one; when there are several it lists them and asks which on a terminal (elsewhere it
+        stops: give --account or --all). When defaults.account in the config file names a sign-in
+        removed, it is unset. The tokens stop working on this machine at once; to end the sign-in
+        everywhere, sign out at https://myaccount.microsoft.com.
         """
 
     struct Options: OptionGroup {
@@ -152,31 +194,80 @@ struct LogoutCommand: Command {
         let configuration = try AuthConfiguration.fromEnvironment(tenant: tenant, clientID: clientID)
         let store = TokenStore(configuration: configuration)
         let removed: Int
+        var gone: [AccountTokens]
         if all {
+            gone = (try? store.list()) ?? []
             // By file name: a damaged token file must not stop a logout.
             removed = try store.deleteAll()
         } else {
-            removed = try chosen(configuration, store).reduce(0) { count, account in
-                try store.delete(accountKey: account.accountKey) ? count + 1 : count
+            guard let chosen = try chosen(configuration, store, terminal) else {
+                terminal.note("nothing removed")
+                return .ok
             }
+            gone = []
+            for account in chosen {
+                if try store.delete(accountKey: account.accountKey) { gone.append(account) }
+            }
+            removed = gone.count
         }
         if removed == 0 {
             terminal.note("no saved sign-in to remove in \(store.directory.path)")
         } else {
             terminal.note("signed out: removed \(removed) saved sign-in\(removed == 1 ? "" : "s")")
         }
+        forgetDefault(all: all, gone: gone, in: configuration.configDirectory, terminal)
         return .ok
     }
 
-    /// The sign-ins to remove: `--account`'s, those of `--tenant`/`--client-id`, else the only one.
-    private func chosen(_ configuration: AuthConfiguration, _ store: TokenStore) throws -> [AccountTokens] {
+    /// Unsets `defaults.account` when it names a sign-in just removed (or every one was): left set, it would
+    /// make every command fail although another sign-in remains.
+    /// The sign-ins are gone whatever happens here: a config file that cannot be read or written is a warning.
+    private func forgetDefault(all: Bool, gone: [AccountTokens], in directory: URL, _ terminal: Terminal) {
+        do {
+            var config = try UserConfig.load(directory: directory)
+            guard let name = config.account, all || gone.contains(where: { $0.isNamed(name) }) else { return }
+            _ = try config.unset("defaults.account")
+            try config.save(directory: directory)
+            terminal.note("defaults.account named '\(name)'; it is unset now (see 'graph-ics accounts default NAME')")
+        } catch {
+            terminal.warning("defaults.account was not checked: \(error)")
+        }
+    }
+
+    /// The sign-ins to remove: `--account`'s, those of `--tenant`/`--client-id`, else the only one; with
+    /// several, the one chosen on the terminal (nil: none).
+    private func chosen(_ configuration: AuthConfiguration, _ store: TokenStore, _ terminal: Terminal) throws
+        -> [AccountTokens]?
+    {
         let candidates = try TokenSourceFactory.matching(configuration, in: store)
         if let account { return [try TokenSourceFactory.account(named: account, among: candidates)] }
         if tenant != nil || clientID != nil || candidates.count <= 1 { return candidates }
-        throw CommandFailure(
-            .usage,
-            "there are \(candidates.count) saved sign-ins (\(TokenSourceFactory.names(candidates))); choose one "
-                + "with --account NAME, or remove them all with --all")
+        guard terminal.stdinIsTerminal else {
+            throw CommandFailure(
+                .usage,
+                "there are \(candidates.count) saved sign-ins (\(TokenSourceFactory.names(candidates))); choose one "
+                    + "with --account NAME, or remove them all with --all")
+        }
+        return Self.ask(among: candidates, terminal)
+    }
+
+    /// Lists the sign-ins numbered on standard error and asks which to remove: a number, a name or user,
+    /// `all`, or nothing (nil) to keep them; an answer that names none is asked again.
+    static func ask(among candidates: [AccountTokens], _ terminal: Terminal) -> [AccountTokens]? {
+        terminal.err("There are \(candidates.count) saved sign-ins:")
+        for (index, account) in candidates.enumerated() {
+            let user = account.name != nil ? account.userName.map { " (\($0))" } ?? "" : ""
+            terminal.err("  \(index + 1)  \(account.displayName)\(user), tenant \(account.tenant)")
+        }
+        while true {
+            let answer = terminal.answer(to: "Remove which? (a number or name, 'all', or Enter to keep them) ")
+            if answer.isEmpty { return nil }
+            if answer == "all" { return candidates }
+            if let number = Int(answer), candidates.indices.contains(number - 1) { return [candidates[number - 1]] }
+            let named = candidates.filter { $0.isNamed(answer) }
+            if named.count == 1 { return named }
+            terminal.err("'\(answer)' names none of them (or several); give its number.")
+        }
     }
 }
 
@@ -264,7 +355,19 @@ struct CalendarsCommand: Command {
         let session = try Session.open(report.connection, need: .read, terminal: terminal)
         let calendars = try session.client.calendars()
         if report.json {
-            terminal.out(try JSONOutput.text(.object(["value": JSONValue(encoding: calendars)])))
+            // Every key in every object, null where Graph gave none, as every --json is written.
+            let objects: [JSONValue] = calendars.map { calendar in
+                .object([
+                    "id": .string(calendar.id), "name": .string(calendar.name),
+                    "isDefaultCalendar": calendar.isDefaultCalendar.map { .bool($0) } ?? .null,
+                    "canEdit": calendar.canEdit.map { .bool($0) } ?? .null,
+                    "owner": calendar.owner.map { owner in
+                        .object(["name": .string(owner.name), "address": .string(owner.address)])
+                    } ?? .null,
+                    "hexColor": .string(calendar.hexColor),
+                ])
+            }
+            terminal.out(try JSONOutput.text(.object(["value": .array(objects)])))
             return .ok
         }
         let width = min(40, calendars.map { ($0.name ?? "").count }.max() ?? 0)

@@ -101,21 +101,19 @@ struct AccountsCommand: Command {
         }.joined(separator: "\n") + "\n"
     }
 
-    /// The sign-ins as JSON objects: key, name, user, authority, tenant, client id, scopes, last refresh.
+    /// The sign-ins as JSON objects: key, name, user, authority, tenant, client id, scopes, last refresh;
+    /// written as every `--json` is (``JSONOutput``: keys sorted, absent values `null`).
     static func json(_ accounts: [AccountTokens], default chosen: String?) throws -> String {
-        let objects: [[String: Any]] = accounts.map { account in
-            var object: [String: Any] = [
-                "key": account.accountKey, "authority": account.authority, "tenant": account.tenant,
-                "clientId": account.clientID, "scopes": account.scopes, "default": account.accountKey == chosen,
-            ]
-            object["name"] = account.name
-            object["user"] = account.userName
-            object["refreshTokenLastUsed"] = account.refreshTokenUsedAt.map { $0.formatted(.iso8601) }
-            return object
+        let objects: [JSONValue] = accounts.map { account in
+            .object([
+                "key": .string(account.accountKey), "authority": .string(account.authority),
+                "tenant": .string(account.tenant), "clientId": .string(account.clientID),
+                "scopes": .array(account.scopes.map { .string($0) }), "default": .bool(account.accountKey == chosen),
+                "name": .string(account.name), "user": .string(account.userName),
+                "refreshTokenLastUsed": .string(account.refreshTokenUsedAt.map { $0.formatted(.iso8601) }),
+            ])
         }
-        let data = try JSONSerialization.data(
-            withJSONObject: objects, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return try JSONOutput.text(.array(objects))
     }
 
     /// The scopes granted, short (`Calendars.ReadWrite`), without those every sign-in has.

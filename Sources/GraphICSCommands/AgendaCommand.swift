@@ -8,8 +8,9 @@ struct AgendaCommand: Command {
     static let name = "agenda"
     static let abstract = "Show the week at a glance: events per day, in your time zone."
     static let synopsis = [
-        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars] [--tz ZONE]",
-        "[--hide-empty] [--width N] [--json | --tsv | --format TEMPLATE | --html] [-o FILE] [--account NAME] [--user UPN]",
+        "[--week WEEK | --month MONTH | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars]",
+        "[--tz ZONE] [--hide-empty] [--width N] [--json | --tsv | --format text|tsv|json|TEMPLATE | --html]",
+        "[-o FILE] [--account NAME] [--user UPN]",
     ]
     static let discussion = """
         Shows the events of a week (this one unless told otherwise) under one heading per day, such
@@ -28,9 +29,11 @@ struct AgendaCommand: Command {
         For scripts, each event once in start order: --tsv prints a header line and one
         tab-separated line per event (start_date, start_time, end_date, end_time, subject, location,
         organizer, calendar, show_as, response, id; an all-day event has no times and its end date
-        is the day after); --format prints the template per event, with {start}, {end}, {subject},
-        {location}, {organizer}, {calendar}, {categories}, {showAs}, {response}, {joinUrl}, {id},
-        {allDay} and strftime forms such as {start:%H:%M} or {end:%a %d %b} ({{ and }} for braces).
+        is the day after); --format text, tsv or json chooses a form as agenda.format in the config
+        file does (--format text shows the text view whatever the file says); any other --format
+        prints the template per event, with {start}, {end}, {subject}, {location}, {organizer},
+        {calendar}, {categories}, {showAs}, {response}, {joinUrl}, {id}, {allDay} and strftime
+        forms such as {start:%H:%M} or {end:%a %d %b} ({{ and }} for braces).
 
         With --json, standard output is a JSON array, one object per event in start order, each with
         the keys id, subject, start, end, isAllDay, location, organizer (the name), isCancelled,
@@ -68,9 +71,10 @@ struct AgendaCommand: Command {
         let json = Flag("--json", help: "Print a JSON array of the events instead of the text view.")
         let tsv = Flag("--tsv", help: "Print a header and one tab-separated line per event.")
         let format = Option(
-            "--format", value: "TEMPLATE",
-            help: "Print TEMPLATE per event, such as '{start:%H:%M} {subject}' (fields: see above)."
-        ).refusingEmpty("--format needs a template such as '{start:%H:%M} {subject}'")
+            "--format", value: "text|tsv|json|TEMPLATE",
+            help: "The form, as agenda.format in the config file takes it: text, tsv, json, or TEMPLATE per "
+                + "event, such as '{start:%H:%M} {subject}' (fields: see above)."
+        ).refusingEmpty("--format needs text, tsv, json or a template such as '{start:%H:%M} {subject}'")
         let html = Flag("--html", help: "Write the days as a self-contained HTML page (a grid, printable).")
         let output = Option.output
         let connection = ConnectionOptions.Declarations()
@@ -105,9 +109,7 @@ struct AgendaCommand: Command {
         var forms: [(String, Form)] = []
         if parsed[\.json] { forms.append(("--json", .json)) }
         if parsed[\.tsv] { forms.append(("--tsv", .tsv)) }
-        if let template = try parsed[\.format] {
-            forms.append(("--format", .format(try AgendaScript.Template(template))))
-        }
+        if let value = try parsed[\.format] { forms.append(("--format", try Self.form(named: value))) }
         if parsed[\.html] { forms.append(("--html", .html)) }
         guard forms.count <= 1 else {
             throw UsageError("\(forms.map(\.0).joined(separator: " and ")) cannot be combined; give one of them")
@@ -157,16 +159,20 @@ struct AgendaCommand: Command {
     /// text when it gives none.
     static func configuredForm(_ config: UserConfig) throws(CommandFailure) -> Form {
         guard let value = config["agenda.format"] else { return .text }
+        do {
+            return try form(named: value)
+        } catch {
+            throw CommandFailure(.usage, "agenda.format in the config file: \(error.message)")
+        }
+    }
+
+    /// The form `--format` or `agenda.format` names: `text`, `tsv`, `json` (any case), else a template.
+    static func form(named value: String) throws(UsageError) -> Form {
         switch value.lowercased() {
-        case "text": return .text
-        case "tsv": return .tsv
-        case "json": return .json
-        default:
-            do {
-                return .format(try AgendaScript.Template(value))
-            } catch {
-                throw CommandFailure(.usage, "agenda.format in the config file: \(error.message)")
-            }
+        case "text": .text
+        case "tsv": .tsv
+        case "json": .json
+        default: .format(try AgendaScript.Template(value))
         }
     }
 

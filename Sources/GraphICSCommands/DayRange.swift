@@ -28,22 +28,37 @@ struct DayRange: Equatable {
     static let quietWindowCount = 120
 
     /// Warns on stderr, before anything is fetched, when the range takes more than ``quietWindowCount``
-    /// calendarView requests.
-    func warnIfLong(_ terminal: Terminal) {
+    /// calendarView requests; returns how many it takes then, nil otherwise.
+    @discardableResult
+    func warnIfLong(_ terminal: Terminal) -> Int? {
         let windows = GraphClient.calendarViewWindowCount(start: startDate, end: endDate)
-        guard windows > Self.quietWindowCount else { return }
+        guard windows > Self.quietWindowCount else { return nil }
         let years = Int((endDate.timeIntervalSince(startDate) / (365.2425 * 86_400)).rounded())
         terminal.warning(
             "\(description) is about \(years) years: Graph is asked for it in \(windows) calendarView requests of "
                 + "31 days; Ctrl-C stops (a shorter --from/--to is quicker)")
+        return windows
+    }
+
+    /// Nil to go on with a range that may be long: it is not (``warnIfLong(_:)``), `yes` says so, or `y` is
+    /// answered on a terminal. Else the exit status: 64 with no terminal to ask on, 0 when the answer is no.
+    func confirmIfLong(_ terminal: Terminal, yes: Bool) -> ExitStatus? {
+        guard let windows = warnIfLong(terminal) else { return nil }
+        return terminal.confirm(
+            "Send \(windows) requests to Graph? [y/N] ", yes: yes,
+            refusal: "not sending \(windows) calendarView requests without --yes (standard input is not a terminal "
+                + "to ask on); give --yes, or a shorter range",
+            declined: "nothing exported")
     }
 }
 
-/// How a command was told which days to show: `--week WEEK`, `--from DAY --to DAY` (the end exclusive; a
-/// relative `--to +7d` counts from `--from`), or `--days N` (from `--from`, else today). Neither means this
-/// week. Every day and week is read by ``TypedTime``.
+/// How a command was told which days to show: `--week WEEK`, `--month MONTH`, `--from DAY --to DAY` (the end
+/// exclusive; a relative `--to +7d` or `+1m` counts from `--from`), or `--days N` (from `--from`, else
+/// today). None means this week. Every day and week is read by ``TypedTime``.
 enum RangeOption: Equatable {
     case week(String)
+    /// `--month`: `this`, `next`, `last` or `YYYY-MM`.
+    case month(String)
     case dates(from: String, to: String)
     /// `count` days from `from` (today when nil).
     case days(from: String?, count: Int)
@@ -70,6 +85,9 @@ enum RangeOption: Equatable {
                 if let from { _ = try typed.day(from, option: "--from") }
                 return
             }
+        case .month(let text):
+            _ = try Self.month(text, today: CivilDateTime(year: 2000, month: 1, day: 1))
+            return
         }
         _ = try resolve(in: .utc)
     }
@@ -100,6 +118,10 @@ enum RangeOption: Equatable {
                         + "\(Self.latest.dateString))")
             }
             return DayRange(first: monday, end: monday.adding(days: 7), zone: zone)
+        case .month(let text):
+            let (year, month) = try Self.month(text, today: typed.today)
+            let first = CivilDateTime(year: year, month: month, day: 1)
+            return DayRange(first: first, end: TypedTime.adding(months: 1, to: first), zone: zone)
         case .dates(let from, let to):
             let first = try typed.day(from, option: "--from")
             let end = try typed.day(to, option: "--to", relativeTo: first)
@@ -110,6 +132,26 @@ enum RangeOption: Equatable {
             return try Self.checked(
                 first: first, end: first.adding(days: count), from: from ?? "today", to: "+\(count)d", zone: zone)
         }
+    }
+
+    /// The year and month `text` names, `this`/`next`/`last` counted from `today`.
+    static func month(_ text: String, today: CivilDateTime) throws(UsageError) -> (year: Int, month: Int) {
+        let index = today.year * 12 + today.month - 1
+        let chosen: Int
+        switch text.lowercased() {
+        case "this": chosen = index
+        case "next": chosen = index + 1
+        case "last": chosen = index - 1
+        default:
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let year = Int(parts[0]),
+                let month = Int(parts[1]), (1...12).contains(month), year >= 1602, year <= 9998
+            else {
+                throw UsageError("--month '\(text)' is not this, next, last or a month such as 2026-12")
+            }
+            chosen = year * 12 + month - 1
+        }
+        return (chosen / 12, chosen % 12 + 1)
     }
 
     /// The range from `first` to `end`, when Graph can answer for it and it holds a day.

@@ -44,7 +44,8 @@ struct DeleteCommand: Command {
             help: "With --search, look in this calendar (see 'graph-ics calendars'); default calendar otherwise.")
         let asMeeting = Flag(
             "--as-meeting", help: "Delete meetings you organise too (with --yes): Graph mails their attendees.")
-        let yes = Flag("--yes", help: "Do not ask: delete what --search found, and with --as-meeting, meetings.")
+        let yes = Flag(
+            "-y", "--yes", help: "Do not ask: delete what --search found, and with --as-meeting, meetings.")
         let zone = Option.zone(help: "Show times in this zone instead of the mailbox's (and choose days for --search).")
         let connection = ConnectionOptions.Declarations()
     }
@@ -76,7 +77,7 @@ struct DeleteCommand: Command {
                 throw UsageError("name the events to delete (their ids), or give --search TEXT")
             }
             guard range == .week("this"), calendar == nil else {
-                throw UsageError("--week, --from, --to, --days and --calendar go with --search")
+                throw UsageError("--week, --month, --from, --to, --days and --calendar go with --search")
             }
             target = .ids(parsed.positionals)
         }
@@ -179,18 +180,11 @@ struct DeleteCommand: Command {
     /// Nil to go ahead with `count` deletions (`--yes`, or `y` on a terminal); else the exit status: 64
     /// when there is no terminal to ask on and no `--yes`, 0 when the answer was no.
     func stop(before count: Int, _ terminal: Terminal) -> ExitStatus? {
-        if yes { return nil }
         let what = count == 1 ? "this event" : "these \(count) events"
-        guard terminal.stdinIsTerminal else {
-            terminal.error("not deleting \(what) without --yes (standard input is not a terminal to ask on)")
-            return .usage
-        }
-        let answer = terminal.answer(to: "Delete \(what)? [y/N] ")
-        guard answer == "y" || answer == "yes" else {
-            terminal.note("nothing deleted")
-            return .ok
-        }
-        return nil
+        return terminal.confirm(
+            "Delete \(what)? [y/N] ", yes: yes,
+            refusal: "not deleting \(what) without --yes (standard input is not a terminal to ask on)",
+            declined: "nothing deleted")
     }
 }
 
@@ -215,14 +209,5 @@ struct ActionTally {
         if unknown == 0 && failed == 0 { return .ok }
         if done == 0 && failed == 0 { return .inputMissing }
         return .partlyFailed
-    }
-}
-
-extension Terminal {
-    /// Asks `question` on standard error (no line break after it) and reads one line of standard input,
-    /// trimmed and lower-cased; empty at the end of input.
-    func answer(to question: String) -> String {
-        FileHandle.standardError.write(Data(PrintableText.printable(question, lineBreaks: " ").utf8))
-        return readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
     }
 }

@@ -109,9 +109,29 @@ struct DemoFolder {
                     at: private_, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
         } catch {
-            throw CommandFailure(.cannotCreateOutput, "\(url.path) cannot be used for the demo: \(error)")
+            throw CommandFailure(
+                .cannotCreateOutput,
+                "\(url.path) cannot be used for the demo (\(Self.reason(error))); give --dir a folder you can write in")
         }
         return folder
+    }
+
+    /// The system's words for why a file operation failed (`Read-only file system`), not Foundation's
+    /// description of its error object.
+    static func reason(_ error: any Error) -> String {
+        var current = error as NSError
+        while true {
+            if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
+            guard let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError else { break }
+            current = underlying
+        }
+        switch CocoaError.Code(rawValue: (error as NSError).code) {
+        case .fileWriteVolumeReadOnly: return String(cString: strerror(EROFS))
+        case .fileWriteNoPermission: return String(cString: strerror(EACCES))
+        case .fileWriteOutOfSpace: return String(cString: strerror(ENOSPC))
+        case .fileNoSuchFile: return String(cString: strerror(ENOENT))
+        default: return (error as NSError).localizedDescription
+        }
     }
 
     /// Writes `text` to `name` in the folder.
@@ -119,7 +139,8 @@ struct DemoFolder {
         do {
             try Data(text.utf8).write(to: url.appendingPathComponent(name), options: .atomic)
         } catch {
-            throw CommandFailure(.ioError, "\(url.appendingPathComponent(name).path) cannot be written: \(error)")
+            throw CommandFailure(
+                .ioError, "\(url.appendingPathComponent(name).path) cannot be written: \(Self.reason(error))")
         }
     }
 }

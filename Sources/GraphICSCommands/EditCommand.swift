@@ -45,7 +45,7 @@ struct EditCommand: Command {
         let body = Option("--body", value: "TEXT", help: "New description, plain text ('' clears it).")
         let asMeeting = Flag(
             "--as-meeting", help: "Change a meeting you organise too (with --yes): Graph mails its attendees.")
-        let yes = Flag("--yes", help: "With --as-meeting: go ahead without asking.")
+        let yes = Flag("-y", "--yes", help: "With --as-meeting: go ahead without asking.")
         let zone = Option.zone(help: "Read and show times in this zone instead of the mailbox's.")
         let connection = ConnectionOptions.Declarations()
     }
@@ -114,7 +114,8 @@ struct EditCommand: Command {
         } catch let error as GraphError where error.kind == .notFound {
             throw CommandFailure(.inputMissing, "\(label) was not changed: \(error.description)")
         }
-        terminal.note("changed \(patch.keys.sorted().joined(separator: ", ")) of \(label)")
+        terminal.note(
+            "changed \(patch.keys.sorted().joined(separator: ", ")) of \(Self.changedLabel(event, patch, zone))")
         terminal.out(id + "\n")
         return .ok
     }
@@ -151,6 +152,22 @@ struct EditCommand: Command {
             span = TypedSpan(start: startText, keeping: oldEnd - oldStart, allDay: event.isAllDay)
         }
         return try span.when(typed, terminal: start == nil ? nil : terminal)
+    }
+
+    /// The event as the note after the change names it: the new subject and start, and the old start
+    /// when it moved (`'Dentist' (Wednesday 2 December 2026 14:30; was Tuesday 1 December 2026 10:00)`).
+    static func changedLabel(_ event: EventStanding, _ patch: [String: Any], _ zone: ResolvedZone) -> String {
+        var changed = event
+        if let subject = patch["subject"] as? String { changed.subject = subject }
+        if let start = patch["start"] as? [String: Any] {
+            changed.start = start["dateTime"] as? String
+            changed.startZone = start["timeZone"] as? String
+        }
+        let label = EventActions.label(changed, zone: zone)
+        guard let was = EventActions.when(event, zone: zone), let now = EventActions.when(changed, zone: zone),
+            was != now
+        else { return label }
+        return String(label.dropLast()) + "; was \(was))"
     }
 
     /// The event's current start as `add` would read it back: its day for an all-day event, else the

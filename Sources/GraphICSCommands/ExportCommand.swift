@@ -7,11 +7,11 @@ struct ExportCommand: Command {
     static let name = "export"
     static let abstract = "Export a week (or any days) of a calendar to .ics."
     static let synopsis = [
-        "[--week WEEK | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars]",
+        "[--week WEEK | --month MONTH | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars]",
         "[--account NAME] [--user UPN]",
         "[--recurrence instances|series] [--detail full|limited|busy] [--show-private]",
         "[--exclude-declined] [--exclude-cancelled] [--category C]...",
-        "[--tz ZONE] [-o FILE|-] [--verbose]",
+        "[--tz ZONE] [-o FILE|-] [--yes] [--verbose]",
     ]
     static let discussion = """
         Reads the events of a week (this one unless told otherwise) from Microsoft Graph and writes
@@ -34,8 +34,10 @@ struct ExportCommand: Command {
         partial file is left and an existing file of that name is untouched. Standard output gets
         the calendar only when every page has been read. Progress (pages, events) is shown on
         standard error when it is a terminal, and with --verbose also when it is not. A range of
-        more than about ten years gets a warning before anything is fetched; days before 1601-01-02
-        or after 9999-12-30 are refused (Graph cannot answer for them).
+        more than about ten years (120 calendarView requests of 31 days) gets a warning before
+        anything is fetched, and is exported only with --yes or after 'y' on a terminal (elsewhere
+        exit 64); days before 1601-01-02 or after 9999-12-30 are refused (Graph cannot answer for
+        them).
         """
     static let epilogue = """
         Examples:
@@ -46,7 +48,7 @@ struct ExportCommand: Command {
           graph-ics export --week next -o - | khal import --batch -
 
         Exit status: 0 ok, 1 some events could not be converted (the others are in the output),
-        64 usage, 65 Graph's answer was unusable, 66 no such calendar, 69 Graph unavailable,
+        64 usage (a range of more than ten years off a terminal without --yes too), 65 Graph's answer was unusable, 66 no such calendar, 69 Graph unavailable,
         73 cannot create the output file, 74 I/O error, 75 temporary failure, 77 not signed in or
         no permission.
         """
@@ -66,6 +68,9 @@ struct ExportCommand: Command {
             help: "Choose weeks and days in this zone (IANA such as Europe/Berlin, or Windows) instead of the "
                 + "mailbox's; events whose own zone Graph does not know are shown in it.")
         let output = Option.output
+        let yes = Flag(
+            "-y", "--yes",
+            help: "Export a range of more than 120 calendarView requests (about ten years) without asking.")
         let connection = ConnectionOptions.Declarations()
     }
 
@@ -75,6 +80,7 @@ struct ExportCommand: Command {
     var selection: EventSelection
     var zone: ResolvedZone?
     var output: String?
+    var yes = false
     var connection: ConnectionOptions
 
     init(_ parsed: Parsed<Options>) throws(UsageError) {
@@ -92,6 +98,7 @@ struct ExportCommand: Command {
         selection = try SelectionOptions(parsed.group(\.selection), defaults: .export).selection
         zone = try parsed[\.zone]
         output = try parsed[\.output]
+        yes = parsed[\.yes]
         connection = try ConnectionOptions(parsed.group(\.connection))
     }
 
@@ -102,7 +109,7 @@ struct ExportCommand: Command {
         let session = try Session.open(connection, need: .read, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let days = try range.resolve(in: zone)
-        days.warnIfLong(terminal)
+        if let stop = days.confirmIfLong(terminal, yes: yes) { return stop }
         let calendarSet = try CalendarSet.resolve(calendars, session: session)
         let calendarID = calendarSet.members.first?.id
         let options = ExportOptions(

@@ -4,8 +4,8 @@ import GraphICSServe
 import ICalBridge
 
 /// `graph-ics feed add|list|remove|rotate`: the feeds `graph-ics serve` serves, kept in
-/// `$GRAPH_ICS_CONFIG_DIR/feeds.json` (``FeedStore``). Nothing here talks to Graph: a feed's calendar is
-/// found when `serve` loads it.
+/// `$GRAPH_ICS_CONFIG_DIR/feeds.json` (``FeedStore``). Only `add --calendar` talks to Graph, to check the
+/// calendar when a sign-in is at hand; `serve` finds each feed's calendar when it loads it.
 struct FeedCommand: Command {
     static let name = "feed"
     static let abstract = "Define the calendar feeds 'graph-ics serve' serves (add, list, remove, rotate)."
@@ -29,7 +29,10 @@ struct FeedCommand: Command {
         limited (times, subject, location and show-as; no body, attendees, organizer, meeting link,
         categories or ids; the default) or busy (times and show-as only, as "Busy", "Tentative",
         "Out of office" or "Working elsewhere"; free time left out). Private and confidential
-        events are busy blocks at every level unless --show-private.
+        events are busy blocks at every level unless --show-private. A --calendar is checked as
+        'export --calendar' checks it when a sign-in is at hand (a saved one, app-only --user, or
+        GRAPH_ICS_ACCESS_TOKEN): an unknown name exits 66 with the list; without one, or with
+        Graph unreachable, the feed is added with a warning that the calendar was not checked.
         list: each feed's name, calendar, detail level and URL (--json: as JSON).
         remove: the feed stops being served.
         rotate: a new secret; the old URL stops working.
@@ -43,7 +46,8 @@ struct FeedCommand: Command {
           graph-ics feed list
 
         Exit status: 0 ok, 1 a feed of that name exists already (add), 64 usage (a bad name
-        included), 66 no feed of that name (remove, rotate), 74 feeds.json cannot be read or written.
+        included, or two calendars of that name), 66 no feed of that name (remove, rotate) or no
+        such calendar (add), 74 feeds.json cannot be read or written.
         """
     static let operands: ValueCompletion? = .choices(["add", "list", "remove", "rotate"])
 
@@ -147,6 +151,7 @@ struct FeedCommand: Command {
 
     private func add(_ store: FeedStore, _ terminal: Terminal) throws {
         guard var definition else { return }
+        if let calendar = definition.calendar { try Self.check(calendar, of: definition.user, terminal) }
         definition.secret = FeedSecret.generate()
         try store.update { configuration in
             guard !configuration.feeds.contains(where: { $0.name == definition.name }) else {
@@ -158,6 +163,30 @@ struct FeedCommand: Command {
             configuration.feeds.append(definition)
         }
         terminal.err("added feed \(definition.name) (\(Self.describe(definition))); its URL: graph-ics feed list")
+    }
+
+    /// Checks that `calendar` names one calendar of the mailbox, as `export --calendar` does (66 with the
+    /// list, 64 when the name is ambiguous), when a sign-in is at hand; warns that it was not checked when
+    /// none is, or Graph cannot be reached.
+    static func check(_ calendar: String, of user: String?, _ terminal: Terminal) throws {
+        func unchecked(_ error: any Error) {
+            let reason = FetchFailure.failure(error)?.message ?? "\(error)"
+            terminal.warning(
+                "the calendar '\(calendar)' was not checked (\(reason)); 'graph-ics serve' looks for it when it runs")
+        }
+        let session: Session
+        do {
+            session = try Session.open(ConnectionOptions(user: user), need: .read, terminal: terminal)
+        } catch {
+            return unchecked(error)
+        }
+        do {
+            _ = try CalendarChoice.id(for: calendar, in: session.client)
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            unchecked(error)
+        }
     }
 
     /// `limited, default calendar`, `busy, calendar Team of ann@contoso.com`.

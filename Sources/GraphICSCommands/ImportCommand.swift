@@ -37,7 +37,8 @@ struct ImportCommand: Command {
         The report has one line per event on standard error: created, updated, skipped (already
         imported, or a newer version that --on-duplicate update would apply), cancelled, or failed
         with the reason (and Graph's request-id), naming the file, the event's subject and when it
-        starts (the UID only in --json). A dry run says what would be done: would create,
+        starts, in your time zone (--tz, else the mailbox's; a note before the lines names it), as
+        agenda shows times (the UID only in --json). A dry run says what would be done: would create,
         would update, would skip, would cancel; without a sign-in it cannot look, and says so.
 
         Examples:
@@ -193,17 +194,24 @@ struct ImportCommand: Command {
         }
 
         if dryRun, verify, let session {
-            return try verifyOnly(planned.items, earlierFailures: failures, session, terminal)
+            return try verifyOnly(planned.items, earlierFailures: failures, session, userZone, terminal)
         }
         if dryRun {
-            return try dryRun(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
+            return try dryRun(
+                planned.items, earlierFailures: failures, files: readable.count, session, userZone, terminal)
         }
         guard let session else { return .usage }
         if let console {
             return try ImportInteractive(terminal: console, userZone: userZone, json: json).run(
                 planned.items, earlierFailures: failures, files: readable.count, session: session, output: terminal)
         }
-        return try send(planned.items, earlierFailures: failures, files: readable.count, session, terminal)
+        return try send(planned.items, earlierFailures: failures, files: readable.count, session, userZone, terminal)
+    }
+
+    /// Says once, before the per-event lines, which zone their times are in: the user's, as agenda and the
+    /// `-i` card show them, not each file's own.
+    static func noteTimes(in zone: ResolvedZone, _ terminal: Terminal) {
+        terminal.note("times are in \(zone.name), your time zone (--tz changes it)")
     }
 
     /// Reads every input; the ones that cannot be read are reported and become failed results.
@@ -237,11 +245,12 @@ struct ImportCommand: Command {
     /// `--json`, the report), and, when signed in, what the import would do with each event on standard error.
     private func dryRun(
         _ items: [ImportItem], earlierFailures failures: [ImportResult], files: Int, _ session: Session?,
-        _ terminal: Terminal
+        _ userZone: ResolvedZone, _ terminal: Terminal
     ) throws -> ExitStatus {
-        let preview = lookUp(items, session)
+        let preview = lookUp(items, session, userZone)
         let report = ImportReport(
-            results: failures + (preview.results ?? items.map { Self.unlooked($0, reason: preview.reason) }),
+            results: failures
+                + (preview.results ?? items.map { Self.unlooked($0, reason: preview.reason, zone: userZone) }),
             isDryRun: true)
         if json {
             var data = try report.jsonData()
@@ -251,6 +260,7 @@ struct ImportCommand: Command {
             try printPayloads(items, terminal)
         }
         if let results = preview.results {
+            if !results.isEmpty { Self.noteTimes(in: userZone, terminal) }
             for result in results { terminal.err(result.line) }
             terminal.note("dry run: \(files) file(s): \(report.summary); nothing was sent to Graph")
         } else {
@@ -262,22 +272,24 @@ struct ImportCommand: Command {
     }
 
     /// What the import would do with `items`, when a session can look; otherwise why it did not look.
-    private func lookUp(_ items: [ImportItem], _ session: Session?) -> (results: [ImportResult]?, reason: String) {
+    private func lookUp(
+        _ items: [ImportItem], _ session: Session?, _ zone: ResolvedZone
+    ) -> (results: [ImportResult]?, reason: String) {
         guard let session else { return (nil, "not signed in") }
         do {
-            return (try EventImporter(client: session.client).preview(items), "")
+            return (try EventImporter(client: session.client, displayZone: zone).preview(items), "")
         } catch {
             return (nil, FetchFailure.failure(error)?.message ?? "\(error)")
         }
     }
 
     /// An event of a dry run that was not looked up, for `--json`: what the plan does with it.
-    private static func unlooked(_ item: ImportItem, reason: String) -> ImportResult {
+    private static func unlooked(_ item: ImportItem, reason: String, zone: ResolvedZone) -> ImportResult {
         let event = item.event
         var result = ImportResult(
             file: item.file, uid: event.sourceUID, recurrenceID: event.recurrenceID, subject: event.payload.subject,
             action: EventImporter.isCancellation(event) ? .cancelled : .created,
-            note: "not looked up: \(reason)", when: EventLabel.when(event.payload))
+            note: "not looked up: \(reason)", when: EventLabel.when(event.payload, in: zone))
         result.isPreview = true
         return result
     }
@@ -298,21 +310,22 @@ struct ImportCommand: Command {
     /// Imports `items` into Graph, reporting each result as it is final, then the summary.
     private func send(
         _ items: [ImportItem], earlierFailures failures: [ImportResult], files: Int, _ session: Session,
-        _ terminal: Terminal
+        _ userZone: ResolvedZone, _ terminal: Terminal
     ) throws -> ExitStatus {
         let created = CreatedCount()
         Interruption.describeProgress {
             "interrupted: \(created.value.load(ordering: .relaxed)) of \(items.count) event(s) created so far; run the"
                 + " same import again to finish the rest (nothing is created twice)"
         }
-        let report = EventImporter(client: session.client).run(items) { result in
+        Self.noteTimes(in: userZone, terminal)
+        let report = EventImporter(client: session.client, displayZone: userZone).run(items) { result in
             if result.action == .created { created.value.add(1, ordering: .relaxed) }
             terminal.err(result.line)
         }
         var all = report
         all.results = failures + report.results
         terminal.note("\(files) file(s): \(all.summary)")
-        let verified = report.stoppedBy == nil && verify ? try self.verify(items, session, terminal) : nil
+        let verified = report.stoppedBy == nil && verify ? try self.verify(items, session, userZone, terminal) : nil
         if json {
             var data = try all.jsonData(verification: verified)
             data.append(0x0A)

@@ -22,7 +22,8 @@ extension ImportCommand {
         let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
         let planned = plan(readable, zone: userZone, settings, terminal, quiet: true)
         for failure in failures + planned.failures { terminal.err(failure.line) }
-        let results = try EventImporter(client: session.client).undo(
+        Self.noteTimes(in: userZone, terminal)
+        let results = try EventImporter(client: session.client, displayZone: userZone).undo(
             planned.items, allowingMail: asMeeting && confirmed, dryRun: dryRun)
         for result in results { terminal.err(result.line) }
         let removed = results.filter { $0.outcome == .removed }.count

@@ -46,38 +46,18 @@ struct MonthCommand: Command {
     init(_ parsed: Parsed<Options>) throws(UsageError) {
         guard parsed.positionals.isEmpty else { throw UsageError("month takes no arguments") }
         month = try parsed[\.month] ?? "this"
-        _ = try Self.month(month, today: CivilDateTime(year: 2000, month: 1, day: 1))
+        _ = try RangeOption.month(month, today: CivilDateTime(year: 2000, month: 1, day: 1))
         calendars = try CalendarSet.Request(parsed.group(\.calendars))
         width = try parsed[\.width]
         connection = try ConnectionOptions(parsed.group(\.connection))
         zone = try parsed[\.zone]
     }
 
-    /// The year and month `text` names, `this`/`next`/`last` counted from `today`.
-    static func month(_ text: String, today: CivilDateTime) throws(UsageError) -> (year: Int, month: Int) {
-        let index = today.year * 12 + today.month - 1
-        let chosen: Int
-        switch text.lowercased() {
-        case "this": chosen = index
-        case "next": chosen = index + 1
-        case "last": chosen = index - 1
-        default:
-            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let year = Int(parts[0]),
-                let month = Int(parts[1]), (1...12).contains(month), year >= 1602, year <= 9998
-            else {
-                throw UsageError("--month '\(text)' is not this, next, last or a month such as 2026-12")
-            }
-            chosen = year * 12 + month - 1
-        }
-        return (chosen / 12, chosen % 12 + 1)
-    }
-
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let session = try Session.open(connection, need: .read, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let today = zone.localTime(at: Int64(Date().timeIntervalSince1970.rounded(.down))).date
-        let (year, month) = try Self.month(self.month, today: today)
+        let (year, month) = try RangeOption.month(self.month, today: today)
         let days = MonthGrid.days(year: year, month: month, zone: zone)
         let (entries, diagnostics) = try AgendaCommand.fetch(session, calendars: calendars, days: days)
         ConvertCommand.report(diagnostics, terminal)

@@ -38,9 +38,40 @@ public enum Program {
                 ProgramInfo.Section(
                     title: "Environment",
                     text: """
-                        GRAPH_ICS_ACCESS_TOKEN, GRAPH_ICS_CLIENT_ID, GRAPH_ICS_TENANT, GRAPH_ICS_GRAPH_URL,
-                        GRAPH_ICS_AUTHORITY, GRAPH_ICS_CONFIG_DIR, GRAPH_ICS_CLIENT_SECRET(_FILE), GRAPH_ICS_TIMEOUT
-                        (see the README).
+                          GRAPH_ICS_CLIENT_ID      the app registration's client id (--client-id)
+                          GRAPH_ICS_TENANT         tenant id or domain, organizations, consumers or common
+                                                   (the default; --tenant)
+                          GRAPH_ICS_ACCESS_TOKEN   use this bearer token as it is: no sign-in, no refresh
+                          GRAPH_ICS_CLIENT_SECRET, GRAPH_ICS_CLIENT_SECRET_FILE
+                                                   client secret for app-only access with --user
+                          GRAPH_ICS_GRAPH_URL      Graph endpoint, default https://graph.microsoft.com/v1.0
+                                                   (--graph-url)
+                          GRAPH_ICS_AUTHORITY      sign-in authority, default https://login.microsoftonline.com
+                                                   (--authority)
+                          GRAPH_ICS_CONFIG_DIR     the configuration folder (see FILES), default
+                                                   $XDG_CONFIG_HOME/graph-ics, else ~/.config/graph-ics
+                          GRAPH_ICS_STATE_DIR      the state folder (see FILES), default
+                                                   $XDG_STATE_HOME/graph-ics, else ~/.local/state/graph-ics
+                          GRAPH_ICS_TIMEOUT        seconds one request may take (default 120, at most 3600)
+                          TZ                       convert of an .ics without --tz: the zone floating times
+                                                   and all-day events are read in
+                          NO_COLOR                 no colour on the terminal
+                          VISUAL, EDITOR           the editor of import --interactive
+                        """),
+                ProgramInfo.Section(
+                    title: "Files",
+                    text: """
+                        In the configuration folder ($GRAPH_ICS_CONFIG_DIR), 0700, each file 0600 and written
+                        atomically:
+                          account-*.json    the saved sign-ins (tokens; never printed)
+                          config            the defaults ('graph-ics config')
+                          feeds.json        the feeds of 'graph-ics feed', with the secrets of their URLs
+
+                        In the state folder ($GRAPH_ICS_STATE_DIR), 0700:
+                          state.sqlite3     what sync recorded of each folder and calendar
+                          sync-*.lock       one per folder sync works on
+                          conflicts/        the texts a settled sync conflict replaced
+                          feeds/            serve's copy of each feed's calendar, kept across restarts
                         """),
                 ProgramInfo.Section(
                     title: "Exit status",

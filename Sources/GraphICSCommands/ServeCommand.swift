@@ -38,7 +38,8 @@ struct ServeCommand: Command {
         The default address is 127.0.0.1:8080 (port 0 picks a free port). Listening elsewhere
         without TLS sends the secrets in clear text: give --tls-cert and --tls-key, or keep serve on
         127.0.0.1 behind a reverse proxy with TLS and give its public address as --base-url, which
-        'feed list' then uses.
+        'feed list' then uses. Without --base-url, on 0.0.0.0 or [::] (every address), 'feed list'
+        shows URLs with this machine's host name, not an address nobody can open.
         """
     static let epilogue = """
         Examples:
@@ -156,9 +157,21 @@ struct ServeCommand: Command {
             service.stop()
             throw CommandFailure(.unavailable, error.description)
         }
-        let url = listen.url(scheme: server.tls == nil ? "http" : "https", port: http.port)
-        let watcher = try watch(store, service: service, baseURL: baseURL ?? url, terminal)
+        let scheme = server.tls == nil ? "http" : "https"
+        let url = listen.url(scheme: scheme, port: http.port)
+        // 0.0.0.0 is no address anyone can open: feed list shows the machine's name instead.
+        var reachable = baseURL ?? url
+        if baseURL == nil && listen.isUnspecified {
+            reachable = ListenAddress(host: ListenAddress.machineName(), port: http.port).url(
+                scheme: scheme, port: http.port)
+        }
+        let watcher = try watch(store, service: service, baseURL: reachable, terminal)
         terminal.err("graph-ics serve: listening on \(url) (\(configuration.feeds.count) feeds)")
+        if baseURL == nil && listen.isUnspecified {
+            terminal.note(
+                "listening on every address: 'graph-ics feed list' shows URLs with this machine's name, \(reachable); "
+                    + "give --base-url when subscribers reach it by another name or through a proxy")
+        }
         if configuration.feeds.isEmpty { terminal.note("no feeds yet; add one with 'graph-ics feed add NAME'") }
         waitForStop(watcher)
         watcher.stop()
@@ -271,6 +284,19 @@ struct ListenAddress: Sendable, Equatable {
     static func isIPv6(_ text: String) -> Bool {
         var address = in6_addr()
         return inet_pton(AF_INET6, text, &address) == 1
+    }
+
+    /// 0.0.0.0 or `::`: every address of the machine, and none a client can connect to.
+    var isUnspecified: Bool {
+        Self.isIPv6(host) ? host.allSatisfy { $0 == ":" || $0 == "0" } : host == "0.0.0.0"
+    }
+
+    /// The machine's host name (`gethostname`), `localhost` when it has none.
+    static func machineName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "localhost" : name
     }
 
     /// 127.0.0.0/8 or ::1: only this machine can connect.

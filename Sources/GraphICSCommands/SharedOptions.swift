@@ -43,6 +43,15 @@ struct ConnectionOptions {
         }
     }
 
+    /// No option given: the environment and the config file decide whose sign-in is used.
+    init(user: String? = nil) {
+        account = nil
+        graphURL = nil
+        authority = nil
+        self.user = user
+        verbose = false
+    }
+
     init(_ parsed: Parsed<Declarations>) throws(UsageError) {
         account = try parsed[\.account]
         graphURL = try parsed[\.graphURL]
@@ -60,13 +69,17 @@ extension RangeOption {
             help: "this (the default), next, last, +2 or -1 (weeks from this one), or an ISO week such as "
                 + "2026-W49. Weeks start on Monday, in the mailbox's time zone (or --tz).",
             completion: .choices(["this", "next", "last"]))
+        let month = Option(
+            "--month", value: "MONTH",
+            help: "this, next, last, or a month such as 2026-12, in the mailbox's time zone (or --tz).",
+            completion: .choices(["this", "next", "last"]))
         let from = Option(
             "--from", value: "DATE",
             help: "First day: YYYY-MM-DD, today, tomorrow, yesterday, mon … sun (the next one, today included), "
-                + "+3d or -1w (from today).")
+                + "+3d, -1w or +1m (from today).")
         let to = Option(
             "--to", value: "DATE",
-            help: "Day after the last one (exclusive), as --from takes it; +7d or +2w count from --from.")
+            help: "Day after the last one (exclusive), as --from takes it; +7d, +2w or +1m count from --from.")
         let days = Option("--days", value: "N", help: "Show N days, from --from or else from today.")
     }
 
@@ -75,6 +88,13 @@ extension RangeOption {
         let from = try parsed[\.from]
         let to = try parsed[\.to]
         let days = try parsed[\.days].map { (text) throws(UsageError) in try Self.dayCount(text) }
+        if let month = try parsed[\.month] {
+            guard week == nil, from == nil, to == nil, days == nil else {
+                throw UsageError("give either --month or --week, --from, --to and --days, not both")
+            }
+            self = .month(month)
+            return
+        }
         switch (week, from, to, days) {
         case (let week?, nil, nil, nil): self = .week(week)
         case (nil, let from?, let to?, nil): self = .dates(from: from, to: to)

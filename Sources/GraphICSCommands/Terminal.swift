@@ -61,3 +61,29 @@ public final class Terminal: Sendable {
         if failure == EPIPE { Interruption.endForBrokenPipe() }
     }
 }
+
+extension Terminal {
+    /// Asks `question` on standard error (no line break after it) and reads one line of standard input,
+    /// trimmed and lower-cased; empty at the end of input.
+    func answer(to question: String) -> String {
+        FileHandle.standardError.write(Data(PrintableText.printable(question, lineBreaks: " ").utf8))
+        return readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+    }
+
+    /// Nil to go ahead: `yes` (the command's `--yes`), or `y` answered to `question` on a terminal. Else the
+    /// exit status: 64 after the error `refusal` when standard input is no terminal to ask on, 0 after the
+    /// note `declined` when the answer is anything but yes.
+    func confirm(_ question: String, yes: Bool, refusal: String, declined: String) -> ExitStatus? {
+        if yes { return nil }
+        guard stdinIsTerminal else {
+            error(refusal)
+            return .usage
+        }
+        let answer = answer(to: question)
+        guard answer == "y" || answer == "yes" else {
+            note(declined)
+            return .ok
+        }
+        return nil
+    }
+}

@@ -89,6 +89,11 @@ import Testing
         let holiday = try #require(value.first { $0["id"] as? String == holidays })
         #expect(holiday["name"] as? String == "Holidays in Bavaria")
         #expect(holiday["canEdit"] as? Bool == false)
+        // As every --json: every key, null where Graph gave none, keys sorted, "key": value.
+        #expect(
+            value.allSatisfy { Set($0.keys) == ["id", "name", "isDefaultCalendar", "canEdit", "owner", "hexColor"] })
+        #expect(json.out.hasPrefix("{\n  \"value\": [\n    {\n      \"canEdit\": "), "stdout: \(json.out)")
+        #expect(!json.out.contains("\" : "), "stdout: \(json.out)")
     }
 
     @Test("calendars does not cut long names, so they can be given to --calendar as shown")

@@ -34,6 +34,31 @@ import Testing
         try TokenStore(directory: account.configDirectory).save(tokens)
     }
 
+    /// Saves a sign-in of `user` named `name` made in another tenant (`contoso.example`) than the tests' logins.
+    static func saveInOtherTenant(_ user: String, name: String, in account: StandInAccount) throws {
+        var tokens = AccountTokens(
+            authority: account.standIn.authority, tenant: "contoso.example", clientID: account.clientID,
+            accessToken: "a", expiresAt: Date().addingTimeInterval(3600), refreshToken: nil, scopes: [],
+            userName: user)
+        tokens.name = name
+        tokens.keyUser = user
+        try TokenStore(directory: account.configDirectory).save(tokens)
+    }
+
+    /// Waits until `logout` asks which sign-in to remove (on standard error, a pipe here).
+    static func waitForQuestion(_ run: PseudoTerminalRun) {
+        let deadline = Date().addingTimeInterval(defaultTimeout)
+        while !run.errorText.contains("Remove which?"), Date() < deadline { usleep(20_000) }
+    }
+
+    /// ``twoUsers()``, with the device-code sign-in signing in `user` at once.
+    static func signingIn(_ user: String) throws -> StandInAccount {
+        let account = try twoUsers()
+        account.standIn.deviceCodeInterval = 1
+        account.standIn.signInUser = user
+        return account
+    }
+
     static func twoSignIns() throws -> StandInAccount {
         let account = try twoUsers()
         try save(megan, name: "work", in: account)
@@ -131,7 +156,7 @@ import Testing
         #expect(abs(used.timeIntervalSinceNow) < 120)
     }
 
-    @Test("logout with several sign-ins asks which; --account removes one, --all the rest")
+    @Test("logout with several sign-ins and no terminal stops; --account removes one, --all the rest")
     func logout() throws {
         let account = try Self.twoSignIns()
         let environment = account.baseEnvironment
@@ -154,10 +179,8 @@ import Testing
 
     @Test("a second login with the same app registration and tenant keeps the first; --name names it")
     func secondLoginKeepsTheFirst() throws {
-        let account = try Self.twoUsers()
+        let account = try Self.signingIn(Self.megan)
         let standIn = account.standIn
-        standIn.deviceCodeInterval = 1
-        standIn.signInUser = Self.megan
         let first = try account.run(["login"], environment: account.baseEnvironment)
         #expect(first.status == 0, "stderr: \(first.err)")
         standIn.signInUser = Self.alex
@@ -175,5 +198,128 @@ import Testing
         #expect(try TokenStore(directory: account.configDirectory).list().count == 2)
         let shared = try account.run(["whoami", "--account", "shared"], environment: account.baseEnvironment)
         #expect(shared.out.hasPrefix("Alex Wilber"), "stdout: \(shared.out) stderr: \(shared.err)")
+    }
+
+    // MARK: Newcomer fixes (issue 30)
+
+    @Test("logout of the default sign-in unsets defaults.account, so the other one is used at once")
+    func logoutUnsetsTheDefault() throws {
+        let account = try Self.twoSignIns()
+        let environment = account.baseEnvironment
+        let choose = try account.run(["accounts", "default", "work"], environment: environment)
+        #expect(choose.status == 0, "stderr: \(choose.err)")
+        let logout = try account.run(["logout", "--account", "work"], environment: environment)
+        #expect(logout.status == 0, "stderr: \(logout.err)")
+        #expect(logout.err.contains("defaults.account named 'work'; it is unset now"), "stderr: \(logout.err)")
+        let config = try String(contentsOf: account.configDirectory.appendingPathComponent("config"), encoding: .utf8)
+        #expect(!config.contains("account"), "config: \(config)")
+        let whoami = try account.run(["whoami"], environment: environment)
+        #expect(whoami.status == 0, "the remaining sign-in is used: \(whoami.err)")
+        #expect(whoami.out.hasPrefix("Alex Wilber"), "stdout: \(whoami.out)")
+    }
+
+    @Test("logout of another sign-in leaves defaults.account alone")
+    func logoutKeepsAnotherDefault() throws {
+        let account = try Self.twoSignIns()
+        let environment = account.baseEnvironment
+        _ = try account.run(["accounts", "default", "work"], environment: environment)
+        let logout = try account.run(["logout", "--account", Self.alex], environment: environment)
+        #expect(logout.status == 0, "stderr: \(logout.err)")
+        #expect(!logout.err.contains("defaults.account"), "stderr: \(logout.err)")
+        let config = try String(contentsOf: account.configDirectory.appendingPathComponent("config"), encoding: .utf8)
+        #expect(config == "[defaults]\naccount = work\n")
+    }
+
+    @Test("a second --name for a user already signed in under a name is refused with 64, naming that name")
+    func secondNameForTheSameUserIsRefused() throws {
+        let account = try Self.signingIn(Self.alex)
+        let standIn = account.standIn
+        let first = try account.run(["login", "--name", "shared"], environment: account.baseEnvironment)
+        #expect(first.status == 0, "stderr: \(first.err)")
+        let second = try account.run(["login", "--name", "mine"], environment: account.baseEnvironment)
+        #expect(second.status == 64, "stderr: \(second.err)")
+        #expect(second.errLines.last?.contains("already signed in as 'shared'") == true, "stderr: \(second.err)")
+        let plain = try account.run(["login"], environment: account.baseEnvironment)
+        #expect(plain.status == 0, "stderr: \(plain.err)")
+        let saved = try TokenStore(directory: account.configDirectory).list()
+        #expect(saved.map(\.name) == ["shared"], "signing in again without --name keeps the name")
+        let shared = try account.run(["whoami", "--account", "shared"], environment: account.baseEnvironment)
+        #expect(shared.status == 0 && shared.out.hasPrefix("Alex Wilber"), "stderr: \(shared.err)")
+    }
+
+    @Test("login refuses a name another tenant's sign-in has before the browser step")
+    func nameClashIsFoundBeforeTheBrowser() throws {
+        let account = try Self.twoUsers()
+        account.standIn.deviceCodeInterval = 1
+        try Self.saveInOtherTenant(Self.megan, name: "work", in: account)
+        let login = try account.run(["login", "--name", "work"], environment: account.baseEnvironment)
+        #expect(login.status == 64, "stderr: \(login.err)")
+        #expect(login.err.contains("is already named 'work'"), "stderr: \(login.err)")
+        #expect(!login.err.contains("devicelogin"), "no sign-in was started: \(login.err)")
+        #expect(account.standIn.devicePollTimes.isEmpty)
+    }
+
+    @Test("login refuses a configuration folder it cannot create before the browser step (73)")
+    func unwritableConfigFolderIsFoundBeforeTheBrowser() throws {
+        let account = try Self.twoUsers()
+        account.standIn.deviceCodeInterval = 1
+        let file = account.folder.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: file)
+        var environment = account.baseEnvironment
+        environment["GRAPH_ICS_CONFIG_DIR"] = file.appendingPathComponent("graph-ics").path
+        let login = try account.run(["login"], environment: environment)
+        #expect(login.status == 73, "stderr: \(login.err)")
+        #expect(login.errLines.count == 1 && login.err.contains("Nothing was signed in"), "stderr: \(login.err)")
+        #expect(!login.err.contains("devicelogin"), "no sign-in was started: \(login.err)")
+        #expect(account.standIn.devicePollTimes.isEmpty)
+    }
+
+    @Test("with two sign-ins for one user, --account UPN lists their names, not their keys")
+    func ambiguousUserListsNames() throws {
+        let account = try Self.twoUsers()
+        try Self.save(Self.megan, name: "work", in: account)
+        try Self.saveInOtherTenant(Self.megan, name: "home", in: account)
+        let result = try account.run(["whoami", "--account", Self.megan], environment: account.baseEnvironment)
+        #expect(result.status == 77, "stderr: \(result.err)")
+        #expect(result.err.contains("2 saved sign-ins answer to '\(Self.megan)'"), "stderr: \(result.err)")
+        #expect(result.err.contains("'home'") && result.err.contains("'work'"), "stderr: \(result.err)")
+        #expect(!result.err.contains(account.clientID), "no account keys: \(result.err)")
+    }
+
+    @Test("plain logout with two sign-ins asks which on a terminal, and removes the one chosen")
+    func logoutAsksOnATerminal() throws {
+        let account = try Self.twoSignIns()
+        let run = try PseudoTerminalRun(["logout"], environment: account.baseEnvironment)
+        Self.waitForQuestion(run)
+        #expect(run.errorText.contains("  2  work (\(Self.megan)), tenant common"), "stderr: \(run.errorText)")
+        run.type("work\n")
+        let result = try run.finish()
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.err.contains("removed 1 saved sign-in"), "stderr: \(result.err)")
+        #expect(try TokenStore(directory: account.configDirectory).list().map(\.userName) == [Self.alex])
+    }
+
+    @Test("plain logout on a terminal removes nothing when the answer is empty")
+    func logoutOnATerminalKeepsThemOnEnter() throws {
+        let account = try Self.twoSignIns()
+        let run = try PseudoTerminalRun(["logout"], environment: account.baseEnvironment)
+        Self.waitForQuestion(run)
+        run.type("\n")
+        let result = try run.finish()
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.err.contains("nothing removed"), "stderr: \(result.err)")
+        #expect(try TokenStore(directory: account.configDirectory).list().count == 2)
+    }
+
+    @Test("accounts --json is written as every --json: keys sorted, two-space indent, absent values null")
+    func accountsJSONShape() throws {
+        let account = try Self.twoSignIns()
+        let json = try account.run(["accounts", "--json"], environment: account.baseEnvironment)
+        #expect(json.status == 0, "stderr: \(json.err)")
+        #expect(json.out.hasPrefix("[\n  {\n    \"authority\": "), "stdout: \(json.out)")
+        #expect(json.out.contains("\"name\": null") && json.out.contains("\"refreshTokenLastUsed\": null"))
+        #expect(!json.out.contains("\" : "), "stdout: \(json.out)")
+        let objects = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [[String: Any]])
+        #expect(objects.allSatisfy { $0.count == 9 }, "every key in every object: \(json.out)")
     }
 }

@@ -191,4 +191,24 @@ import Testing
         }
         #expect(account.standIn.operations.isEmpty)
     }
+
+    @Test("--format takes agenda.format's values: text wins over a config's tsv, json and tsv choose those forms")
+    func formatTakesTheConfigValues() throws {
+        let account = try Self.seededAccount()
+        let environment = account.tokenEnvironment()
+        try FileManager.default.createDirectory(at: account.configDirectory, withIntermediateDirectories: true)
+        try Data("[agenda]\nformat = tsv\n".utf8).write(to: account.configDirectory.appendingPathComponent("config"))
+        let week = ["agenda", "--week", "2026-W49"]
+        let text = try account.run(week + ["--format", "text"], environment: environment)
+        #expect(text.status == 0, "stderr: \(text.err)")
+        #expect(text.out.hasPrefix("Monday 30 November 2026\n  00:00–00:30  Late deploy"), "stdout: \(text.out)")
+        let json = try account.run(week + ["--format", "JSON"], environment: environment)
+        #expect(json.status == 0, "stderr: \(json.err)")
+        let array = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [[String: Any]])
+        #expect(array.count == 7)
+        let tsv = try account.run(["agenda", "--week", "2026-W49", "--format", "tsv"], environment: environment)
+        #expect(tsv.out.hasPrefix("start_date\tstart_time\t"), "stdout: \(tsv.out)")
+        let template = try account.run(week + ["--format", "{subject}"], environment: environment)
+        #expect(template.out.hasPrefix("Late deploy\nCompany holiday\n"), "stdout: \(template.out)")
+    }
 }

@@ -591,4 +591,21 @@ import Testing
         #expect(converted.status == 0, "stderr: \(converted.err)")
         #expect(converted.out == dryRun.out)
     }
+
+    @Test("a file that is not UTF-8 is read as Windows-1252: curly quotes and dashes stay, undefined bytes go")
+    func windows1252Input() throws {
+        var bytes = Array(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:cp1252\r\nDTSTART:20261201T100000Z\r\n"
+                .utf8)
+        bytes += Array("SUMMARY:".utf8) + [0x93, 0x48, 0x69, 0x94, 0x20, 0x96, 0x20, 0x6F, 0x81, 0x6B, 0x0D, 0x0A]
+        bytes += Array("DTEND:20261201T110000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
+        let result = try graphICS(["convert", "-", "--to", "graph-json"], stdin: .pipe(Data(bytes)))
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.out.contains("\"\u{201C}Hi\u{201D} \u{2013} ok\""), "stdout: \(result.out)")
+        #expect(!result.out.unicodeScalars.contains { (0x80...0x9F).contains($0.value) }, "no C1 control characters")
+        #expect(
+            result.err.contains(
+                "read as Windows-1252 (Latin-1 as the web reads it); 1 byte Windows-1252 leaves undefined (0x81, "
+                    + "0x8D, 0x8F, 0x90, 0x9D) dropped"), "stderr: \(result.err)")
+    }
 }

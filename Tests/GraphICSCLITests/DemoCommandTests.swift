@@ -130,4 +130,16 @@ import Testing
             ])
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == ["thesis.tex"])
     }
+
+    @Test func aFolderThatCannotBeCreatedIsOneClearSentenceNotFoundationsErrorObject() throws {
+        // /sys refuses new folders (EPERM for root, EACCES for others), as a read-only file system would.
+        let path = "/sys/graph-ics-demo-\(UUID().uuidString)"
+        let result = try graphICS(["demo", "--dir", path])
+        #expect(result.status == 73, "stderr: \(result.err)")
+        #expect(result.errLines.count == 1, "stderr: \(result.err)")
+        #expect(
+            result.err.hasPrefix("error: \(path) cannot be used for the demo (")
+                && result.err.hasSuffix("); give --dir a folder you can write in\n"), "stderr: \(result.err)")
+        #expect(!result.err.contains("Domain") && !result.err.contains("UserInfo"), "stderr: \(result.err)")
+    }
 }

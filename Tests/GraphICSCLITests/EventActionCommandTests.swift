@@ -125,7 +125,8 @@ import Testing
         #expect(asked.err.contains("not deleting these 2 events without --yes"), "stderr: \(asked.err)")
         #expect(Self.operations(standIn, "DELETE").isEmpty)
 
-        let deleted = try account.run(["delete"] + range + ["--yes"], environment: account.tokenEnvironment())
+        // -y is --yes, as for import and sync.
+        let deleted = try account.run(["delete"] + range + ["-y"], environment: account.tokenEnvironment())
         #expect(deleted.status == 0, "stderr: \(deleted.err)")
         #expect(deleted.out == first + "\n" + second + "\n")
         #expect(standIn.event(id: first) == nil && standIn.event(id: second) == nil)
@@ -147,6 +148,11 @@ import Testing
             environment: account.tokenEnvironment())
         #expect(result.status == 0, "stderr: \(result.err)")
         #expect(result.out == id + "\n")
+        #expect(
+            result.err.contains(
+                "changed end, location, start, subject of 'Dentist (moved)' (Wednesday 2 December 2026 14:30; was "
+                    + "Tuesday 1 December 2026 10:00)"),
+            "the note names the new time: \(result.err)")
         let patch = try #require(standIn.operations.first { $0.method == "PATCH" }?.jsonBody as? [String: Any])
         #expect(Set(patch.keys) == ["subject", "location", "start", "end"])
         #expect((patch["start"] as? [String: Any])?["timeZone"] as? String == "W. Europe Standard Time")
@@ -163,6 +169,19 @@ import Testing
         #expect((after["end"] as? [String: Any])?["dateTime"] as? String == "2026-12-02T15:00:00.0000000")
     }
 
+    @Test("edit --end before the event's start says so with the start in the mailbox's zone, and sends nothing")
+    func editEndBeforeStart() throws {
+        let account = try Self.account()
+        let id = try Self.seed(account.standIn, subject: "Dentist")
+        let result = try account.run(["edit", id, "--end", "08:00"], environment: account.tokenEnvironment())
+        #expect(result.status == 64, "stderr: \(result.err)")
+        #expect(
+            result.errLines.first?.hasPrefix("error: --end 08:00 is before the start, Tuesday 1 December 2026 10:00 in")
+                == true, "stderr: \(result.err)")
+        #expect(!result.err.contains("clocks change") && !result.err.contains("09:00:00Z"), "stderr: \(result.err)")
+        #expect(Self.operations(account.standIn, "PATCH").isEmpty)
+    }
+
     @Test("edit refuses a meeting one organises unless --as-meeting --yes, which mails the attendees an update")
     func editMeeting() throws {
         let account = try Self.account()
@@ -176,7 +195,7 @@ import Testing
         #expect(Self.operations(standIn, "PATCH").isEmpty)
 
         let changed = try account.run(
-            ["edit", id, "--subject", "Review 2", "--as-meeting", "--yes"], environment: account.tokenEnvironment())
+            ["edit", id, "--subject", "Review 2", "--as-meeting", "-y"], environment: account.tokenEnvironment())
         #expect(changed.status == 0, "stderr: \(changed.err)")
         #expect(changed.err.contains("Graph will mail an update of 'Review'"), "stderr: \(changed.err)")
         #expect(standIn.sentUpdates == [Self.ann])
@@ -235,8 +254,8 @@ import Testing
     }
 
     static let dayForms =
-        "today, tomorrow, yesterday, mon … sun (the next one, today included), +3d or -1w (days or weeks from "
-        + "today), or YYYY-MM-DD"
+        "today, tomorrow, yesterday, mon … sun (the next one, today included), +3d, -1w or +1m (days, weeks or "
+        + "months from today), or YYYY-MM-DD"
 
     // MARK: respond
 

@@ -344,4 +344,27 @@ import Testing
         #expect(result.out.contains("--recurrence HOW"))
         #expect(result.out.contains("-o - |"))
     }
+
+    @Test("export --month and --from --to +1m take a whole month, in the mailbox zone")
+    func monthRange() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        // 1 December 2026 00:00 in Berlin, the day after week 49's Monday.
+        let december = Self.week49.addingTimeInterval(86_400)
+        try Self.seed(standIn, "First of December", at: december.addingTimeInterval(1800))
+        try Self.seed(standIn, "New Year's Eve", at: december.addingTimeInterval(30 * 86_400 + 80_000))
+        try Self.seed(standIn, "New Year", at: december.addingTimeInterval(31 * 86_400 + 1800))
+        try Self.seed(standIn, "Last of November", at: december.addingTimeInterval(-1800))
+        for range in [["--month", "2026-12"], ["--from", "2026-12-01", "--to", "+1m"]] {
+            let result = try account.run(["export"] + range + ["-o", "-"], environment: account.tokenEnvironment())
+            #expect(result.status == 0, "\(range): \(result.err)")
+            let summaries = ICalendarText.events(result.out).compactMap { $0.line("SUMMARY")?.dropFirst(8) }
+            #expect(summaries.sorted() == ["First of December", "New Year's Eve"], "\(range): \(result.out)")
+        }
+        let both = try account.run(
+            ["export", "--month", "next", "--week", "next"], environment: account.tokenEnvironment())
+        #expect(both.status == 64, "stderr: \(both.err)")
+        let bad = try account.run(["export", "--month", "2026-13"], environment: account.tokenEnvironment())
+        #expect(bad.status == 64 && bad.err.contains("--month '2026-13'"), "stderr: \(bad.err)")
+    }
 }

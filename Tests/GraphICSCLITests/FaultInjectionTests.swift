@@ -658,6 +658,47 @@ func expectOneClearError(
         try Self.expectReRunCompletesWithoutDuplicates(account, file: file, count: 120)
     }
 
+    /// The lines and the count an interrupted import prints: every event of a `$batch` that came back is
+    /// reported (`created`) and counted, whether or not the whole batched write was done.
+    static func expectCreatedReported(_ lines: [String], standIn: GraphStandIn) {
+        let created = lines.filter { $0.hasSuffix(": created") }.count
+        #expect(created >= 20, "the first batches came back before the interruption: \(lines)")
+        #expect(created <= standIn.eventCount)
+        #expect(
+            lines.contains(
+                "error: interrupted: \(created) of 120 event(s) created so far; run the same import again to finish"
+                    + " the rest (nothing is created twice)"), "\(lines)")
+    }
+
+    @Test func ctrlCThroughAPipeReportsTheEventsOfTheBatchesThatCameBack() throws {
+        let (account, file) = try Self.importAccount(events: 120)
+        let standIn = account.standIn
+        standIn.latency = .milliseconds(40)  // a chain of twenty creates: 800 ms; four chains at once
+        let child = try SpawnedGraphICS(["import", file], environment: account.tokenEnvironment(), in: account.folder)
+        // The first four chains are done at the stand-in and the last two under way.
+        #expect(waitUntil(seconds: 60) { standIn.eventCount > 85 })
+        usleep(300_000)
+        child.send(SIGINT)
+        let result = try child.wait()
+        #expect(result.status == 130, "stderr: \(result.err)")
+        usleep(1_000_000)  // let the stand-in finish the chains it had started
+        Self.expectCreatedReported(result.errLines, standIn: standIn)
+    }
+
+    @Test func ctrlCOnATerminalReportsTheEventsOfTheBatchesThatCameBack() throws {
+        let (account, file) = try Self.importAccount(events: 120)
+        let standIn = account.standIn
+        standIn.latency = .milliseconds(40)
+        let run = try PseudoTerminalRun(["import", file], environment: account.tokenEnvironment())
+        #expect(waitUntil(seconds: 60) { standIn.eventCount > 85 })
+        usleep(300_000)
+        run.type("\u{03}")
+        let result = try run.finish()
+        #expect(result.status == 130, "stderr: \(result.err)")
+        usleep(1_000_000)
+        Self.expectCreatedReported(result.err.split(separator: "\n").map(String.init), standIn: standIn)
+    }
+
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
     func aSignalDuringAnExportRemovesTheTemporaryFileAndKeepsTheOldOne(signal: Int32) throws {
         let account = try Self.exportAccount()

@@ -122,4 +122,26 @@ import Testing
         #expect(result.err.contains("graph-ics feed add NAME"))
         #expect(try listed().isEmpty)
     }
+
+    @Test func aCalendarNameIsCheckedWhenSignedInAndAnUnknownOneIs66WithTheList() throws {
+        account.standIn.addUser(displayName: "Megan Bowen", mail: "megan@contoso.example", mailboxTimeZone: "UTC")
+        account.standIn.addCalendar(name: "Team")
+        let signedIn = account.tokenEnvironment()
+        let typo = try account.run(["feed", "add", "team", "--calendar", "Taem"], environment: signedIn)
+        #expect(typo.status == 66, "stderr: \(typo.err)")
+        #expect(typo.errLines.count == 1 && typo.err.contains("no calendar named 'Taem' (there are: "), "\(typo.err)")
+        #expect(typo.err.contains("'Team'"), "stderr: \(typo.err)")
+        #expect(!FileManager.default.fileExists(atPath: feedsFile.path), "nothing added")
+        let right = try account.run(["feed", "add", "team", "--calendar", "team"], environment: signedIn)
+        #expect(right.status == 0, "stderr: \(right.err)")
+        #expect(!right.err.contains("warning"), "stderr: \(right.err)")
+        #expect(try listed().map { $0["calendar"] as? String } == ["team"])
+    }
+
+    @Test func withoutASignInTheFeedIsAddedWithAWarningThatTheCalendarWasNotChecked() throws {
+        let result = try run(["add", "team", "--calendar", "Taem"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.err.contains("warning: the calendar 'Taem' was not checked ("), "stderr: \(result.err)")
+        #expect(try listed().map { $0["name"] as? String } == ["team"])
+    }
 }

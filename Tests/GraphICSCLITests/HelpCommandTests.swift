@@ -33,6 +33,24 @@ import Testing
         #expect(result.stderr.isEmpty)
     }
 
+    @Test("the manual page lists the environment variables itself and has a FILES section")
+    func manualEnvironmentAndFiles() throws {
+        let result = try graphICS(["help", "--man"])
+        #expect(result.status == 0, "stderr: \(result.err)")
+        let page = result.out
+        let environment = try #require(page.range(of: ".SH ENVIRONMENT\n"), "no ENVIRONMENT section")
+        let files = try #require(page.range(of: ".SH FILES\n"), "no FILES section")
+        let environmentText = page[environment.upperBound..<files.lowerBound]
+        #expect(!environmentText.contains("README"), "\(environmentText)")
+        for name in ["GRAPH_ICS_CONFIG_DIR", "GRAPH_ICS_STATE_DIR", "GRAPH_ICS_ACCESS_TOKEN", "GRAPH_ICS_TIMEOUT"] {
+            #expect(environmentText.contains(name), "\(name)")
+        }
+        let filesText = page[files.upperBound...]
+        for name in ["config", "feeds.json", "state.sqlite3", "conflicts/", "account\\-*.json"] {
+            #expect(filesText.contains(name), "FILES names \(name)")
+        }
+    }
+
     @Test("completions prints a script for each shell on stdout", arguments: ["bash", "zsh", "fish"])
     func completions(shell: String) throws {
         let result = try graphICS(["completions", shell])

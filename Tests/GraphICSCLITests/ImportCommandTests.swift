@@ -418,4 +418,27 @@ import Testing
         #expect(help.status == 0)
         #expect(help.out.hasPrefix("Usage: graph-ics import [FILE|-]..."))
     }
+
+    @Test func theReportShowsTimesInTheUsersZoneAndNamesIt() throws {
+        let (account, environment) = try Self.account()
+        // A flight given in UTC and an invitation in Helsinki: both shown in Berlin, the mailbox's zone.
+        let text =
+            [
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//graph-ics tests//EN", "METHOD:PUBLISH",
+                "BEGIN:VEVENT", "UID:flight@tests.example", "DTSTAMP:20261201T100000Z", "DTSTART:20270115T070100Z",
+                "DTEND:20270115T090000Z", "SUMMARY:Flight", "END:VEVENT",
+                "BEGIN:VEVENT", "UID:helsinki@tests.example", "DTSTAMP:20261201T100000Z",
+                "DTSTART;TZID=Europe/Helsinki:20270116T100000", "DTEND;TZID=Europe/Helsinki:20270116T110000",
+                "SUMMARY:Helsinki", "END:VEVENT", "END:VCALENDAR",
+            ].joined(separator: "\r\n") + "\r\n"
+        let url = account.folder.appendingPathComponent("zones.ics")
+        try Data(text.utf8).write(to: url)
+        for arguments in [["import", url.path, "--dry-run"], ["import", url.path]] {
+            let result = try account.run(arguments, environment: environment)
+            #expect(result.status == 0, "\(arguments): \(result.err)")
+            #expect(result.err.contains("note: times are in Europe/Berlin"), "\(arguments): \(result.err)")
+            #expect(result.err.contains("\"Flight\" 2027-01-15 08:01: "), "\(arguments): \(result.err)")
+            #expect(result.err.contains("\"Helsinki\" 2027-01-16 09:00: "), "\(arguments): \(result.err)")
+        }
+    }
 }

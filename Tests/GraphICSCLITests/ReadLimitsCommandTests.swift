@@ -201,7 +201,7 @@ import Testing
     @Test func aRangeOfElevenYearsIsWarnedAboutBeforeTheFirstRequestAndShowsProgressWithVerbose() throws {
         let account = try Self.account()
         let result = try account.run(
-            ["export", "--tz", "UTC", "--from", "2000-01-01", "--to", "2011-01-01", "-v", "-o", "-"],
+            ["export", "--tz", "UTC", "--from", "2000-01-01", "--to", "2011-01-01", "-v", "-y", "-o", "-"],
             environment: account.tokenEnvironment())
         #expect(result.status == 0, "stderr: \(result.err)")
         let lines = result.errLines
@@ -213,6 +213,38 @@ import Testing
         #expect(account.standIn.requests.filter { $0.path.lowercased().hasSuffix("/calendarview") }.count == 130)
         // stderr is not a terminal: with -v, progress comes as notes.
         #expect(lines.contains("note: exporting: 130 pages, 0 events"), "stderr: \(result.err)")
+    }
+
+    @Test func aLongRangeOffATerminalWithoutYesExits64BeforeAnyCalendarRequest() throws {
+        let account = try Self.account()
+        let output = account.folder.appendingPathComponent("long.ics")
+        let result = try account.run(
+            ["export", "--tz", "UTC", "--from", "2000-01-01", "--to", "2011-01-01", "-o", output.path],
+            environment: account.tokenEnvironment())
+        #expect(result.status == 64, "stderr: \(result.err)")
+        #expect(result.errLines.count == 2 && result.errLines[0].hasPrefix("warning: "), "stderr: \(result.err)")
+        #expect(result.errLines[1].hasPrefix("error: not sending 130 calendarView requests without --yes"))
+        #expect(!account.standIn.requests.contains { $0.path.lowercased().hasSuffix("/calendarview") })
+        #expect(!FileManager.default.fileExists(atPath: output.path), "nothing written")
+    }
+
+    @Test func aLongRangeIsExportedAfterYesOnATerminalAndNotAfterNo() throws {
+        let account = try Self.account()
+        for (answer, status, requests) in [("n\n", Int32(0), 0), ("y\n", Int32(0), 130)] {
+            let before = account.standIn.requests.count
+            let run = try PseudoTerminalRun(
+                ["export", "--tz", "UTC", "--from", "2000-01-01", "--to", "2011-01-01", "-o", "-"],
+                environment: account.tokenEnvironment())
+            let deadline = Date().addingTimeInterval(defaultTimeout)
+            while !run.errorText.contains("Send 130 requests to Graph? [y/N]"), Date() < deadline { usleep(20_000) }
+            run.type(answer)
+            let result = try run.finish()
+            #expect(result.status == status, "stderr: \(result.err)")
+            let views = account.standIn.requests.dropFirst(before).filter {
+                $0.path.lowercased().hasSuffix("/calendarview")
+            }
+            #expect(views.count == requests, "answer \(answer): stderr: \(result.err)")
+        }
     }
 
     @Test func aRangeOfTenYearsIsNotWarnedAboutAndWithoutVerboseShowsNoProgress() throws {

@@ -295,12 +295,26 @@ import Testing
         #expect(serve.waitForExit(timeout: 5) == 128 + SIGTERM)
     }
 
-    @Test func listeningBeyondLoopbackWithoutTLSWarns() throws {
+    /// The machine's host name (the kernel's, as gethostname gives it), as serve names it in feed URLs when it
+    /// listens on every address.
+    static func machineName() -> String {
+        let name = (try? String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8)) ?? ""
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? "localhost" : trimmed
+    }
+
+    @Test func listeningBeyondLoopbackWithoutTLSWarnsAndFeedListNamesTheMachine() throws {
         let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
         let serve = try ServeProcess(
             ["--listen", "0.0.0.0:0"], environment: fixture.environment, in: fixture.account.folder)
         let warning = try serve.waitForLine("warning: ")
         #expect(warning.contains("without TLS") && warning.contains("clear text") && warning.contains("reverse proxy"))
+        let note = try serve.waitForLine("note: listening on every address")
+        #expect(note.contains("--base-url"), "\(note)")
+        let listed = try fixture.account.run(["feed", "list", "--json"], environment: fixture.environment)
+        #expect(listed.out.contains("\"http://\(Self.machineName()):\(serve.port)/"), "\(listed.out)")
+        #expect(!listed.out.contains("0.0.0.0"), "\(listed.out)")
         serve.signal(SIGTERM)
         #expect(serve.waitForExit() == 0)
     }
@@ -342,7 +356,7 @@ import Testing
         }
         #expect(answer?.out.hasPrefix("HTTP/1.1 200") == true, "\(answer?.err ?? "")")
         let listed = try fixture.account.run(["feed", "list", "--json"], environment: fixture.environment)
-        #expect(listed.out.contains("https://0.0.0.0:\(serve.port)\(path)"))
+        #expect(listed.out.contains("https://\(Self.machineName()):\(serve.port)\(path)"), "\(listed.out)")
         serve.signal(SIGTERM)
         #expect(serve.waitForExit() == 0)
     }

@@ -23,7 +23,10 @@ import Testing
         arguments: [
             (["delete"], "name the events to delete (their ids), or give --search TEXT"),
             (["delete", "A", "--search", "x"], "give event ids or --search, not both"),
-            (["delete", "A", "--week", "next"], "--week, --from, --to, --days and --calendar go with --search"),
+            (
+                ["delete", "A", "--week", "next"],
+                "--week, --month, --from, --to, --days and --calendar go with --search"
+            ),
             (["delete", "--search", ""], "--search needs a text to look for in subjects"),
             (
                 ["delete", "--search", "x", "--from", "soon", "--to", "+1d"],

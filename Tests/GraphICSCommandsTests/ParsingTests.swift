@@ -30,7 +30,8 @@ import Testing
         #expect(
             lines == [
                 "error: unknown option '--calender' (did you mean '--calendar'?)",
-                "Usage: graph-ics export [--week WEEK | --from DATE --to DATE] [--calendar NAME|ID]... [--all-calendars]",
+                "Usage: graph-ics export [--week WEEK | --month MONTH | --from DATE --to DATE] [--calendar NAME|ID]... "
+                    + "[--all-calendars]",
                 "See 'graph-ics export --help'.",
             ])
         #expect(

@@ -97,10 +97,15 @@ public enum TokenSourceFactory {
                 .notSignedIn,
                 "no saved sign-in is named '\(name)' (there are: \(names(candidates))); see `graph-ics accounts`.")
         }
+        // Names, not the long keys: an unnamed one is told apart by its tenant, and can be named.
+        let labels = named.map { $0.name ?? "unnamed, tenant \($0.tenant)" }
+        let unnamed = named.contains { $0.name == nil }
         throw AuthError(
             .notSignedIn,
-            "\(named.count) saved sign-ins answer to '\(name)' (\(names(named.map(\.accountKey)))); "
-                + "give its key to --account (see `graph-ics accounts`).")
+            "\(named.count) saved sign-ins answer to '\(name)' (\(names(labels))); give --account "
+                + (unnamed
+                    ? "a name (sign in again with --name NAME to name an unnamed one; see `graph-ics accounts`)."
+                    : "one of these names (see `graph-ics accounts`)."))
     }
 
     public static func names(_ accounts: [AccountTokens]) -> String {

@@ -63,6 +63,16 @@ public struct TokenStore: Sendable {
         try writeAtomically(data, to: fileURL(forAccountKey: account.accountKey))
     }
 
+    /// Makes sure a sign-in can be saved, before anyone signs in: creates the directory (privately) when it
+    /// is missing and checks that graph-ics may write in it.
+    public func checkWritable() throws(AuthError) {
+        _ = try prepareDirectory(create: true)
+        guard access(directory.path, W_OK | X_OK) == 0 else {
+            throw AuthError.posix(
+                .storeFailure, "graph-ics cannot write in its configuration folder", path: directory.path, errno: errno)
+        }
+    }
+
     /// The account with this key, or `nil` if none is stored.
     public func load(accountKey key: String) throws(AuthError) -> AccountTokens? {
         guard try prepareDirectory(create: false) else { return nil }

@@ -91,7 +91,13 @@ extension GraphClient {
     ///   anything is sent); the first error of an outer request (after its retries), once the batches
     ///   already running have finished; inner requests of batches that went through have taken effect
     ///   then, and a create carrying a `transactionId` is safe to send again.
-    public func batch(_ requests: [BatchRequest]) throws -> [BatchResponse] {
+    ///
+    /// `onChunk` is called with each `$batch`'s answers (and the position of its first request in
+    /// `requests`) as soon as it has them all, on the thread that sent it, while the others still run:
+    /// what went through is known before the whole call returns (an interrupted import reports it).
+    public func batch(
+        _ requests: [BatchRequest], onChunk: (@Sendable (_ offset: Int, _ answers: [BatchResponse]) -> Void)? = nil
+    ) throws -> [BatchResponse] {
         let operation = "sending a batch"
         var seen = Set<String>()
         for request in requests {
@@ -110,10 +116,16 @@ extension GraphClient {
         let chunks = stride(from: 0, to: requests.count, by: Self.batchLimit).map {
             Array(requests[$0..<min($0 + Self.batchLimit, requests.count)])
         }
-        if chunks.count == 1 { return try sendChain(chunks[0]) }
+        if chunks.count == 1 {
+            let answers = try sendChain(chunks[0])
+            onChunk?(0, answers)
+            return answers
+        }
 
         let answers = try Parallel.blockingMap(count: chunks.count, workers: limiter.limit) { [self] index in
-            try sendChain(chunks[index])
+            let answers = try sendChain(chunks[index])
+            onChunk?(index * Self.batchLimit, answers)
+            return answers
         }
         return answers.flatMap { $0 }
     }

@@ -39,9 +39,12 @@ import ICalBridge
 /// at a time.
 public final class EventImporter: Sendable {
     public let client: GraphClient
+    /// The zone the results' times are shown in (the user's); nil: each event's own.
+    public let displayZone: ResolvedZone?
 
-    public init(client: GraphClient) {
+    public init(client: GraphClient, displayZone: ResolvedZone? = nil) {
         self.client = client
+        self.displayZone = displayZone
     }
 
     // MARK: Events
@@ -56,7 +59,7 @@ public final class EventImporter: Sendable {
     /// Imports `items`, calling `onResult` with each event's result as soon as it is final (in the order
     /// they finish), and returns every result in input order.
     public func run(_ items: [ImportItem], onResult: @escaping (ImportResult) -> Void = { _ in }) -> ImportReport {
-        let run = ImportRun(client: client, items: items, onResult: onResult)
+        let run = ImportRun(client: client, items: items, displayZone: displayZone, onResult: onResult)
         run.refuseOtherSettings()
         do {
             try run.lookUp()
@@ -75,7 +78,7 @@ public final class EventImporter: Sendable {
     /// update, would skip, would cancel, or failed), in input order. Only reads: nothing is written, and a
     /// series' occurrences are not read. Throws what stopped the lookups (not signed in, Graph unavailable).
     public func preview(_ items: [ImportItem]) throws -> [ImportResult] {
-        let run = ImportRun(client: client, items: items, onResult: { _ in })
+        let run = ImportRun(client: client, items: items, displayZone: displayZone, onResult: { _ in })
         run.refuseOtherSettings()
         try run.lookUp()
         try run.lookUpSeriesOfOccurrences()

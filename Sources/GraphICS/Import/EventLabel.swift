@@ -45,11 +45,19 @@ public struct EventLabel: Sendable, Equatable {
         return String(file[file.index(after: slash)...])
     }
 
-    /// When an event starts, as the reports show it: `2027-01-22 20:15` in the zone the event is planned in,
-    /// the date alone for an all-day event; nil without a readable start.
-    public static func when(_ event: GraphEvent) -> String? {
+    /// When an event starts, as the reports show it: `2027-01-22 20:15` in `zone` (the user's), else in the
+    /// zone the event is planned in; the date alone for an all-day event; nil without a readable start.
+    public static func when(_ event: GraphEvent, in zone: ResolvedZone? = nil) -> String? {
         guard let text = event.start?.dateTime, let start = GraphTimestamp.parse(text) else { return nil }
         if event.isAllDay == true { return start.civil.dateString }
-        return start.civil.dateString + " " + String(start.civil.description.dropFirst(11).prefix(5))
+        var local = start.civil
+        if let zone {
+            var instant = start.instant
+            if instant == nil, case .resolved(let own, _) = ZoneResolver.resolve(event.start?.timeZone) {
+                instant = own.instant(forLocal: start.civil)
+            }
+            if let instant { local = zone.localTime(at: instant) }
+        }
+        return local.dateString + " " + String(local.description.dropFirst(11).prefix(5))
     }
 }

@@ -101,10 +101,19 @@ extension ImportRun {
         return (meeting.id, MailingRule.refusal("the event", attendees: meeting.attendees, doing: "cancelling it"))
     }
 
-    /// Sends `requests` and turns their answers into results (or, for series, provisional results).
+    /// Sends `requests` and turns their answers into results (or, for series, provisional results). A create
+    /// that is final as soon as Graph answered it (no series to finish) is reported as each `$batch` comes
+    /// back, so that an import interrupted meanwhile has told what it created.
     private func settle(_ requests: [BatchRequest], _ writes: [(index: Int, write: Write)]) throws {
         guard !requests.isEmpty else { return }
-        let answers = try client.batch(requests)
+        let early = EarlyCreates(
+            results: writes.map { index, write in
+                guard case .create = write, events[index].followUps.isEmpty || events[index].payload.recurrence == nil
+                else { return nil }
+                return (index, result(index, .created))
+            }, onResult: onResult)
+        let answers = try client.batch(requests) { offset, answers in early.report(offset, answers) }
+        reportedEarly.merge(early.reported) { _, new in new }
         // Per event: the id it got or was found with, and the first failure.
         var outcomes: [Int: (id: String?, failure: String?)] = [:]
         var order: [Int] = []
@@ -211,5 +220,49 @@ extension ImportRun {
         let sent = events[index].payload.attendees?.count ?? 0
         series.append(
             SeriesTask(index: index, seriesID: id, steps: steps, mode: mode, attendees: max(sent, attendees)))
+    }
+}
+
+/// The creates of one batched write that are final as soon as Graph answers them, reported as each `$batch`
+/// comes back instead of when the whole write is done: an import interrupted meanwhile has printed a line for
+/// every event it created, and counts them.
+///
+/// `@unchecked Sendable`: ``report(_:_:)`` runs on the threads that send the batches, one at a time under
+/// the lock, while the run's own thread waits for ``GraphClient/batch(_:onChunk:)`` to return; only then does
+/// it read ``reported``.
+final class EarlyCreates: @unchecked Sendable {
+    /// By position in the batch's requests: the event's index and its result without the event's id, for the
+    /// creates reported early; nil for every other request.
+    private let results: [(index: Int, result: ImportResult)?]
+    private let onResult: (ImportResult) -> Void
+    private let lock = NSLock()
+    private var done: [Int: ImportResult] = [:]
+
+    init(results: [(index: Int, result: ImportResult)?], onResult: @escaping (ImportResult) -> Void) {
+        self.results = results
+        self.onResult = onResult
+    }
+
+    /// Reports the creates among the answers of the requests from `offset` on that Graph carried out.
+    func report(_ offset: Int, _ answers: [BatchResponse]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for (position, answer) in zip(offset..., answers) {
+            guard results.indices.contains(position), let (index, base) = results[position], answer.succeeded,
+                let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
+                let id = object["id"] as? String
+            else { continue }
+            var result = base
+            result.eventID = id
+            done[index] = result
+            onResult(result)
+        }
+    }
+
+    /// The results reported, by event index.
+    var reported: [Int: ImportResult] {
+        lock.lock()
+        defer { lock.unlock() }
+        return done
     }
 }

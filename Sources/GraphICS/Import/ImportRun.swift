@@ -13,6 +13,11 @@ final class ImportRun {
     /// The identity key of each event.
     let keys: [String]
     let onResult: (ImportResult) -> Void
+    /// The zone the results' times are shown in; nil: each event's own.
+    let displayZone: ResolvedZone?
+    /// Events whose result was passed to `onResult` while their `$batch` came back (``EarlyCreates``): their
+    /// final result is the same and is not passed again.
+    var reportedEarly: [Int: ImportResult] = [:]
     /// Final results; nil while an event is not done.
     var results: [ImportResult?]
     /// Results that become final once the event's series is finished.
@@ -57,8 +62,12 @@ final class ImportRun {
         var attendees: Int
     }
 
-    init(client: GraphClient, items: [ImportItem], onResult: @escaping (ImportResult) -> Void) {
+    init(
+        client: GraphClient, items: [ImportItem], displayZone: ResolvedZone? = nil,
+        onResult: @escaping (ImportResult) -> Void
+    ) {
         self.client = client
+        self.displayZone = displayZone
         settings = items.first?.event.settings ?? ImportSettings()
         self.items = items
         events = items.map(\.event)
@@ -76,14 +85,14 @@ final class ImportRun {
         return ImportResult(
             file: items[index].file, uid: event.sourceUID, recurrenceID: event.recurrenceID,
             subject: event.payload.subject, action: action, eventID: eventID, error: error, note: note,
-            when: EventLabel.when(event.payload))
+            when: EventLabel.when(event.payload, in: displayZone))
     }
 
     func finish(_ result: ImportResult, at index: Int) {
         guard results[index] == nil else { return }
         provisional[index] = nil
         results[index] = result
-        onResult(result)
+        if reportedEarly[index] != result { onResult(result) }
     }
 
     func finish(

@@ -65,12 +65,12 @@ extension EventImporter {
     /// `dryRun` only the lookups are sent. Throws what stopped the requests (Graph unavailable, the sign-in
     /// refused); a re-run finishes the rest.
     public func undo(_ items: [ImportItem], allowingMail: Bool, dryRun: Bool = false) throws -> [UndoResult] {
-        let run = ImportRun(client: client, items: items, onResult: { _ in })
+        let run = ImportRun(client: client, items: items, displayZone: displayZone, onResult: { _ in })
         var results = items.map { item in
             UndoResult(
                 label: EventLabel(
                     file: item.file, uid: item.event.sourceUID, recurrenceID: item.event.recurrenceID,
-                    subject: item.event.payload.subject, when: EventLabel.when(item.event.payload)),
+                    subject: item.event.payload.subject, when: EventLabel.when(item.event.payload, in: displayZone)),
                 outcome: .absent)
         }
         let lookedUp = items.indices.filter { !Self.isCancellation(items[$0].event) }

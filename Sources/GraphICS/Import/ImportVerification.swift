@@ -77,7 +77,7 @@ extension EventImporter {
     /// occurrences in its first year. Only reads. A cancellation is `ok` when nothing imported from it is
     /// left. Throws what stopped the reads (not signed in, Graph unavailable).
     public func verify(_ items: [ImportItem]) throws -> [VerifyResult] {
-        let run = ImportRun(client: client, items: items, onResult: { _ in })
+        let run = ImportRun(client: client, items: items, displayZone: displayZone, onResult: { _ in })
         let requests = items.indices.map { index in
             BatchRequest(
                 id: "\(index)", method: "GET", url: run.lookupURL(key: run.keys[index], select: Self.verifiedProperties)
@@ -91,7 +91,7 @@ extension EventImporter {
         let event = item.event
         let label = EventLabel(
             file: item.file, uid: event.sourceUID, recurrenceID: event.recurrenceID, subject: event.payload.subject,
-            when: EventLabel.when(event.payload))
+            when: EventLabel.when(event.payload, in: displayZone))
         guard let found = run.found(answer) else {
             return VerifyResult(label: label, outcome: .failed, error: ImportRun.reason(answer, "looking up the event"))
         }

@@ -87,6 +87,13 @@ struct TypedSpan {
                 start: startInstant, end: endInstant, asked: (from, to), typed.zone, terminal)
         }
         guard startInstant <= endInstant else {
+            guard case .local = startMoment, case .local = endMoment else {
+                // An instant (an event's own start in edit, or a time with an offset): say when it is here.
+                let local = typed.zone.localTime(at: startInstant)
+                throw UsageError(
+                    "--end \(end) is before the start, \(AgendaText.heading(local.date)) \(AgendaText.time(local)) "
+                        + "in \(typed.zone.name)")
+            }
             throw UsageError(
                 "--end \(end) is before --start \(start) in \(typed.zone.name) (clocks change in between)")
         }

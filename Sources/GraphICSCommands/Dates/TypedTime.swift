@@ -15,7 +15,7 @@ enum TypedMoment: Equatable {
 /// zone the command works in, so `today`, `mon` and `+3d` mean the days of that zone, and a test can fix both.
 ///
 /// Days: `today`, `tomorrow`, `yesterday`, `mon` … `sun` (or `monday` …: the next such day, today
-/// included), `+3d`, `-1w`, `3d` (days or weeks from today, or from the day given as `relativeTo`),
+/// included), `+3d`, `-1w`, `3d`, `+1m` (days, weeks or months from today, or from the day given as `relativeTo`),
 /// `YYYY-MM-DD`. Relative days are calendar days: `+1d` keeps the wall-clock time across a change of the
 /// clocks. Times: a day plus `HH:MM` (`tomorrow 10:00`, `mon 9:30`, `2026-12-01T09:00`, `9:30pm`), a time
 /// alone (on today, or on the `relativeTo` day), `now`, or ISO 8601 with an offset. A wall-clock time that
@@ -34,8 +34,8 @@ struct TypedTime {
     }
 
     static let dayForms =
-        "today, tomorrow, yesterday, mon … sun (the next one, today included), +3d or -1w (days or weeks from "
-        + "today), or YYYY-MM-DD"
+        "today, tomorrow, yesterday, mon … sun (the next one, today included), +3d, -1w or +1m (days, weeks or "
+        + "months from today), or YYYY-MM-DD"
     static let momentForms =
         "HH:MM (today), a day and a time ('tomorrow 10:00', 'mon 9:30', '+2d 14:00', '2026-12-01 09:00', "
         + "'fri 2:30pm'), now, or ISO 8601 with an offset (2026-12-01T09:00+01:00, 2026-12-01T08:00Z)"
@@ -66,7 +66,26 @@ struct TypedTime {
         }
         if let weekday = weekday(text) { return today.adding(days: (weekday - today.isoWeekday + 7) % 7) }
         if let days = relativeDays(text) { return base.date.adding(days: days) }
+        if let months = relativeMonths(text) { return adding(months: months, to: base.date) }
         return date(text)
+    }
+
+    /// The months of `+1m`, `-2m`, `3m`; nil when `text` is not such an offset.
+    static func relativeMonths(_ text: String) -> Int? {
+        guard let (count, unit) = offset(text), unit == "m" else { return nil }
+        return count
+    }
+
+    /// The same day `months` months later (or earlier), the last day of the month when it has no such day
+    /// (2026-01-31 + 1m is 2026-02-28).
+    static func adding(months: Int, to day: CivilDateTime) -> CivilDateTime {
+        var (year, month) = (day.year * 12 + day.month - 1 + months).quotientAndRemainder(dividingBy: 12)
+        if month < 0 {
+            year -= 1
+            month += 12
+        }
+        let last = CivilDateTime.daysInMonth(year: year, month: month + 1)
+        return CivilDateTime(year: year, month: month + 1, day: min(day.day, last))
     }
 
     /// ISO weekday (Monday = 1) of `mon`, `tues`, `thursday`, …; nil for anything else.
@@ -78,16 +97,23 @@ struct TypedTime {
 
     /// The days of `+3d`, `-1w`, `3d`, `2w`; nil when `text` is not such an offset.
     static func relativeDays(_ text: String) -> Int? {
+        guard let (count, unit) = offset(text), unit == "d" || unit == "w" else { return nil }
+        return count * (unit == "w" ? 7 : 1)
+    }
+
+    /// `+3d` as 3 and `d`, `-1m` as -1 and `m`: a sign (or none), one to six digits and a unit letter; nil
+    /// for anything else.
+    static func offset(_ text: String) -> (count: Int, unit: Character)? {
         var rest = Substring(text.lowercased())
         var sign = 1
         if let first = rest.first, first == "+" || first == "-" {
             sign = first == "-" ? -1 : 1
             rest = rest.dropFirst()
         }
-        guard let unit = rest.last, unit == "d" || unit == "w" else { return nil }
+        guard let unit = rest.last else { return nil }
         let digits = rest.dropLast()
         guard (1...6).contains(digits.count), digits.allSatisfy(\.isASCII), let count = Int(digits) else { return nil }
-        return sign * count * (unit == "w" ? 7 : 1)
+        return (sign * count, unit)
     }
 
     /// `YYYY-MM-DD`, a real day; nil otherwise.

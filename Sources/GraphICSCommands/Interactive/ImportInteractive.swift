@@ -47,7 +47,7 @@ struct ImportInteractive {
     func run(
         _ items: [ImportItem], earlierFailures: [ImportResult], files: Int, session: Session, output: Terminal
     ) throws -> ExitStatus {
-        let importer = EventImporter(client: session.client)
+        let importer = EventImporter(client: session.client, displayZone: userZone)
         let progress = ImportInteractiveProgress(earlier: earlierFailures)
         Interruption.handOver { signal in
             switch progress.signalArrived(signal) {

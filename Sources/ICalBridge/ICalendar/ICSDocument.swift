@@ -7,7 +7,7 @@ import Foundation
 /// Reading never fails on bad content (libical inserts `X-LIC-ERROR` properties, which become
 /// diagnostics); it fails only when the input holds no calendar data at all. Several VCALENDARs in one
 /// stream, LF-only lines, folded lines and a UTF-8 byte order mark all work; input that is not UTF-8 is
-/// read as Latin-1 with a warning. Not thread-safe.
+/// read as Windows-1252 (what "Latin-1" means on the web) with a warning. Not thread-safe.
 final class ICSDocument {
     /// One VEVENT with where it came from, lent by ``withEvents(_:)``.
     struct Event {
@@ -107,9 +107,17 @@ final class ICSDocument {
         if bytes.withUnsafeBytes({ UTF8Check.isValid($0) }) {
             calendars = bytes.withUnsafeBytes { Self.calendarTexts(in: $0.assumingMemoryBound(to: UInt8.self)) }
         } else {
-            var text = Self.latin1(bytes)
+            var (text, dropped) = Self.windows1252(bytes)
             calendars = text.withUTF8 { Self.calendarTexts(in: $0) }
-            diagnostics.append(Diagnostic(.warning, "the file is not UTF-8; read as Latin-1", file: file))
+            let droppedNote =
+                dropped == 0
+                ? ""
+                : "; \(dropped) byte\(dropped == 1 ? "" : "s") Windows-1252 leaves undefined (0x81, 0x8D, 0x8F, "
+                    + "0x90, 0x9D) dropped"
+            diagnostics.append(
+                Diagnostic(
+                    .warning, "the file is not UTF-8; read as Windows-1252 (Latin-1 as the web reads it)\(droppedNote)",
+                    file: file))
         }
         guard !calendars.isEmpty else {
             throw ICalBridgeError(
@@ -136,21 +144,34 @@ final class ICSDocument {
         }
     }
 
-    /// Latin-1 bytes as a string: each byte is the code point of the same number, so bytes below 0x80 stay
-    /// and the others become two UTF-8 bytes.
-    static func latin1(_ bytes: some Collection<UInt8>) -> String {
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(bytes.count + bytes.count / 4)
+    /// Windows-1252 bytes as a string (the WHATWG Encoding Standard's reading of "Latin-1"): 0x80–0x9F are
+    /// the curly quotes, dashes, € and the rest Windows puts there, other bytes the code point of the same
+    /// number. The five bytes Windows-1252 leaves undefined are dropped; `dropped` counts them.
+    static func windows1252(_ bytes: some Collection<UInt8>) -> (text: String, dropped: Int) {
+        var scalars = String.UnicodeScalarView()
+        scalars.reserveCapacity(bytes.count)
+        var dropped = 0
         for byte in bytes {
-            if byte < 0x80 {
-                utf8.append(byte)
-            } else {
-                utf8.append(0xC0 | byte >> 6)
-                utf8.append(0x80 | byte & 0x3F)
+            guard byte >= 0x80 && byte < 0xA0 else {
+                scalars.append(Unicode.Scalar(byte))
+                continue
             }
+            let value = windows1252High[Int(byte - 0x80)]
+            guard value != 0, let scalar = Unicode.Scalar(value) else {
+                dropped += 1
+                continue
+            }
+            scalars.append(scalar)
         }
-        return String(decoding: utf8, as: UTF8.self)
+        return (String(scalars), dropped)
     }
+
+    /// The code points of Windows-1252's bytes 0x80–0x9F; 0 where it defines none.
+    static let windows1252High: [UInt32] = [
+        0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0,
+        0x017D, 0, 0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A,
+        0x0153, 0, 0x017E, 0x0178,
+    ]
 
     /// A large calendar read in parts: its header (properties, VTIMEZONEs, to-dos) once, and its VEVENTs in
     /// chunks that libical parses on all cores at once (each parse has its own parser state).

@@ -174,9 +174,9 @@ import Testing
             _ = try WeekCommand.parse(["--from", "2026-12-01", "--to", "2026-12-10"])
         }
         #expect(long?.hasPrefix("week draws at most seven days") == true)
-        #expect(try MonthCommand.month("next", today: ViewFixture.today) == (2027, 1))
-        #expect(try MonthCommand.month("last", today: ViewFixture.today) == (2026, 11))
-        #expect(try MonthCommand.month("2026-02", today: ViewFixture.today) == (2026, 2))
+        #expect(try RangeOption.month("next", today: ViewFixture.today) == (2027, 1))
+        #expect(try RangeOption.month("last", today: ViewFixture.today) == (2026, 11))
+        #expect(try RangeOption.month("2026-02", today: ViewFixture.today) == (2026, 2))
         let bad = usageMessage { () throws(UsageError) in _ = try MonthCommand.parse(["--month", "2026-13"]) }
         #expect(bad == "--month '2026-13' is not this, next, last or a month such as 2026-12")
     }

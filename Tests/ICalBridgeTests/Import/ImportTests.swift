@@ -311,7 +311,7 @@ import Testing
         #expect(plan.diagnostics.contains { $0.severity == .error && $0.message.contains("TZID=Evil") })
     }
 
-    @Test("several calendars, LF-only lines, a byte order mark and Latin-1 all read")
+    @Test("several calendars, LF-only lines, a byte order mark and Windows-1252 all read")
     func readingVariants() throws {
         let calendar =
             "BEGIN:VCALENDAR\nVERSION:2.0\nBEGIN:VEVENT\nUID:%@\nSUMMARY:Caf\u{E9}\nDTSTART:20261201T100000Z\nEND:VEVENT\nEND:VCALENDAR\n"
@@ -323,15 +323,19 @@ import Testing
         let latin1 = try ICSToGraph.plan(
             try #require(text.data(using: .isoLatin1)), options: ImportOptions(file: "b.ics"))
         #expect(latin1.events.first?.payload.subject == "Café")
-        #expect(latin1.diagnostics.contains { $0.message.contains("Latin-1") })
+        #expect(latin1.diagnostics.contains { $0.message.contains("Windows-1252") })
     }
 
-    @Test("Latin-1 input: every byte becomes the character of the same number")
-    func latin1Bytes() throws {
+    @Test("Windows-1252 input: 0x80–0x9F are its characters, the five undefined bytes dropped, the rest Latin-1")
+    func windows1252Bytes() throws {
         let bytes = (0...255).map { UInt8($0) } + Array(try #require("Grüße".data(using: .isoLatin1)))
-        let expected = try #require(String(data: Data(bytes), encoding: .isoLatin1))
-        #expect(ICSDocument.latin1(bytes) == expected)
-        #expect(ICSDocument.latin1(bytes).unicodeScalars.map(\.value) == bytes.map { UInt32($0) })
+        let (text, dropped) = ICSDocument.windows1252(bytes)
+        #expect(dropped == 5)
+        let undefined: Set<UInt8> = [0x81, 0x8D, 0x8F, 0x90, 0x9D]
+        let kept = bytes.filter { !undefined.contains($0) }
+        let expected = try #require(String(data: Data(kept), encoding: .windowsCP1252))
+        #expect(text == expected)
+        #expect(ICSDocument.windows1252([0x93, 0x48, 0x94, 0x20, 0x96]).text == "\u{201C}H\u{201D} \u{2013}")
     }
 
     @Test("X- properties the import reads still count; the others, folded or long, are left out whole")
