@@ -24,12 +24,15 @@ public struct EventStanding: Sendable, Equatable {
     /// The mailbox owner's answer: `none`, `organizer`, `accepted`, `tentativelyAccepted`, `declined`,
     /// `notResponded`.
     public var response: String?
+    /// Whether the event is an online meeting (Teams, Skype): its body holds the meeting's blob, and a new
+    /// body without it disables the meeting (`api/event-update.md`).
+    public var isOnlineMeeting: Bool
 
     public init(
         id: String, subject: String, start: String? = nil, startZone: String? = nil, end: String? = nil,
         endZone: String? = nil, isAllDay: Bool = false,
         isOrganizer: Bool, organizerName: String? = nil, organizerAddress: String? = nil, attendees: [String] = [],
-        type: String = "singleInstance", response: String? = nil
+        type: String = "singleInstance", response: String? = nil, isOnlineMeeting: Bool = false
     ) {
         self.id = id
         self.subject = subject
@@ -44,6 +47,7 @@ public struct EventStanding: Sendable, Equatable {
         self.attendees = attendees
         self.type = type
         self.response = response
+        self.isOnlineMeeting = isOnlineMeeting
     }
 
     /// A meeting the owner organises: deleting it makes Graph mail the attendees a cancellation
@@ -79,7 +83,8 @@ public struct EventStanding: Sendable, Equatable {
             organizerAddress: organizer?["address"] as? String,
             attendees: attendees.filter { $0.lowercased() != (organizer?["address"] as? String)?.lowercased() },
             type: object["type"] as? String ?? "singleInstance",
-            response: (object["responseStatus"] as? [String: Any])?["response"] as? String)
+            response: (object["responseStatus"] as? [String: Any])?["response"] as? String,
+            isOnlineMeeting: object["isOnlineMeeting"] as? Bool ?? false)
     }
 }
 
@@ -102,7 +107,8 @@ public enum EventResponse: String, Sendable, CaseIterable {
 // Deleting, changing and answering one event (`delete`, `edit`, `respond`).
 extension GraphClient {
     static let standingFields =
-        "id,subject,start,end,isAllDay,isOrganizer,organizer,attendees,type,seriesMasterId,responseStatus"
+        "id,subject,start,end,isAllDay,isOrganizer,organizer,attendees,type,seriesMasterId,responseStatus,"
+        + "isOnlineMeeting"
 
     /// Who organises the event and who is in it (`GET …/events/{id}?$select=…`); a ``GraphError`` of kind
     /// `notFound` when there is no such event.

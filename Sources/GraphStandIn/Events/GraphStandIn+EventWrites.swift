@@ -223,6 +223,15 @@ extension GraphStandIn {
     {
         var event = original
         apply(update.changes, properties: update.properties, to: &event, now: now)
+        if disablesOnlineMeeting(update.changes, of: original) {
+            // "Inadvertently removing the meeting blob from the body would disable meeting online"
+            // (api/event-update.md, "body property and online meetings"). The blob's form is on no page, so
+            // every new body counts as one without it.
+            event.fields["isOnlineMeeting"] = false
+            event.fields["onlineMeeting"] = NSNull()
+            event.fields["onlineMeetingUrl"] = NSNull()
+            state.disabledOnlineMeetings.append(event.id)
+        }
         if update.movesTimes {
             event.start = update.start.instant
             event.end = update.end.instant
@@ -265,6 +274,12 @@ extension GraphStandIn {
             }
         }
         return event
+    }
+
+    /// Whether a PATCH replaces the body of an online meeting without turning the meeting off itself.
+    static func disablesOnlineMeeting(_ changes: [String: Any], of event: StoredEvent) -> Bool {
+        event.fields["isOnlineMeeting"] as? Bool == true && changes["body"] != nil
+            && changes["isOnlineMeeting"] as? Bool != false
     }
 
     /// Merges changed properties and extended properties (matched by id) into an event, with a new change

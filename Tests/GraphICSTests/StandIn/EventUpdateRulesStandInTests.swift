@@ -1,0 +1,49 @@
+import Foundation
+import GraphStandIn
+import Testing
+
+/// What Graph does to a PATCH that api/event-update.md warns about: a body of an online meeting sent
+/// without the meeting blob disables the meeting.
+@Suite struct EventUpdateRulesStandInTests {
+    static let joinURL = "https://teams.microsoft.com/l/meetup-join/19%3ameeting_rules%40thread.v2/0"
+
+    /// An online meeting (Teams) of one's own, seeded as Graph returns it.
+    static func onlineMeeting(_ standIn: GraphStandIn) throws -> String {
+        var event = StandInFixture.event("Planning", "2026-12-01T09:00:00", "2026-12-01T10:00:00")
+        event["isOnlineMeeting"] = true
+        event["onlineMeetingProvider"] = "teamsForBusiness"
+        event["onlineMeeting"] = ["joinUrl": joinURL]
+        event["body"] = ["contentType": "html", "content": "<html><body>Join: \(joinURL)</body></html>"]
+        return try standIn.addEvent(event)
+    }
+
+    @Test("a PATCH of an online meeting's body disables the meeting, and the stand-in records it")
+    func bodyPatchDisablesOnlineMeeting() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let id = try Self.onlineMeeting(fixture.standIn)
+        let patched = try fixture.call(
+            "PATCH", "/me/events/\(id)", json: ["body": ["contentType": "text", "content": "New agenda"]])
+        #expect(patched.status == 200, "Graph accepts the PATCH")
+        #expect(patched.json["isOnlineMeeting"] as? Bool == false)
+        #expect(patched.json["onlineMeeting"] is NSNull)
+        let stored = try #require(fixture.standIn.event(id: id))
+        #expect(stored["isOnlineMeeting"] as? Bool == false)
+        #expect(fixture.standIn.disabledOnlineMeetings == [id])
+    }
+
+    @Test("a PATCH of an online meeting that leaves its body alone keeps the meeting")
+    func otherPatchKeepsOnlineMeeting() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let id = try Self.onlineMeeting(fixture.standIn)
+        let single = try fixture.standIn.addEvent(
+            StandInFixture.event("Dentist", "2026-12-02T09:00:00", "2026-12-02T10:00:00"))
+        #expect(try fixture.call("PATCH", "/me/events/\(id)", json: ["subject": "Planning 2"]).status == 200)
+        #expect(try fixture.call("PATCH", "/me/events/\(single)", json: ["body": ["content": "x"]]).status == 200)
+        let stored = try #require(fixture.standIn.event(id: id))
+        #expect(stored["isOnlineMeeting"] as? Bool == true)
+        #expect((stored["onlineMeeting"] as? [String: Any])?["joinUrl"] as? String == Self.joinURL)
+        #expect(fixture.standIn.disabledOnlineMeetings.isEmpty)
+    }
+}
