@@ -2,8 +2,9 @@ import Foundation
 import GraphStandIn
 import Testing
 
-/// What Graph does to a PATCH that api/event-update.md warns about: a body of an online meeting sent
-/// without the meeting blob disables the meeting.
+/// What Graph does to a PATCH that api/event-update.md warns about (a body of an online meeting sent
+/// without the meeting blob disables the meeting), and the stand-in's refusal of a local time in a fold or
+/// a gap (on no page, docs/STAND-IN.md).
 @Suite struct EventUpdateRulesStandInTests {
     static let joinURL = "https://teams.microsoft.com/l/meetup-join/19%3ameeting_rules%40thread.v2/0"
 
@@ -45,5 +46,34 @@ import Testing
         #expect(stored["isOnlineMeeting"] as? Bool == true)
         #expect((stored["onlineMeeting"] as? [String: Any])?["joinUrl"] as? String == Self.joinURL)
         #expect(fixture.standIn.disabledOnlineMeetings.isEmpty)
+    }
+
+    @Test("a local time in the repeated hour or in the spring-forward gap is refused 400 on POST and PATCH")
+    func localTimeInFoldOrGapIsRefused() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let zone = "W. Europe Standard Time"
+        for (start, end) in [
+            ("2026-10-25T02:30:00", "2026-10-25T04:00:00"), ("2026-03-29T02:30:00", "2026-03-29T04:00:00"),
+            ("2026-10-25T01:30:00", "2026-10-25T02:15:00"),
+        ] {
+            let refused = try fixture.call("POST", "/me/events", json: StandInFixture.event("X", start, end, zone: zone))
+            #expect(refused.status == 400, "\(start)–\(end)")
+            #expect(refused.errorCode == "ErrorPropertyValidationFailure")
+        }
+        #expect(fixture.standIn.eventCount == 0)
+        // The same instants in UTC, and the hours around them in local time, are taken.
+        let utc = try fixture.call(
+            "POST", "/me/events", json: StandInFixture.event("UTC", "2026-10-25T00:30:00", "2026-10-25T03:00:00"))
+        #expect(utc.status == 201)
+        let local = try fixture.call(
+            "POST", "/me/events",
+            json: StandInFixture.event("Local", "2026-10-25T01:30:00", "2026-10-25T03:30:00", zone: zone))
+        #expect(local.status == 201)
+        let id = try #require(local.json["id"] as? String)
+        let moved = try fixture.call(
+            "PATCH", "/me/events/\(id)", json: ["start": ["dateTime": "2026-10-25T02:00:00", "timeZone": zone]])
+        #expect(moved.status == 400)
+        #expect(fixture.standIn.eventCount == 2)
     }
 }
