@@ -156,6 +156,13 @@ extension GraphStandIn {
         case .success(let found): update = found
         case .failure(let rejection): return rejection.response
         }
+        if update.movesTimes, locked({ Self.crossesNeighbour(event, movedTo: update.start.instant, in: $0) }) {
+            // api/event-update.md (Response): "an occurrence cannot be moved to or before the day of the previous
+            // occurrence, and cannot be moved to or after the day of the following occurrence".
+            return graphError(
+                400, "ErrorOccurrenceCrossingBoundary",
+                "Modified occurrence is crossing or overlapping adjacent occurrence.", context)
+        }
         let now = Date()
         let updated: StoredEvent? = locked { state in
             guard state.events[id] != nil else { return nil }
@@ -274,6 +281,35 @@ extension GraphStandIn {
             }
         }
         return event
+    }
+
+    /// Whether moving the occurrence or exception `event` to start at `start` puts it on or before the day of
+    /// the series' previous occurrence, or on or after the day of its following one (by original start; the
+    /// neighbours where they are now), days counted in the series' zone.
+    static func crossesNeighbour(_ event: StoredEvent, movedTo start: Date, in state: State) -> Bool {
+        guard event.type == "occurrence" || event.type == "exception", let masterID = event.seriesMasterID,
+            let master = state.events[masterID]
+        else { return false }
+        let range = (master.fields["recurrence"] as? [String: Any])?["range"] as? [String: Any]
+        guard
+            let zone = (range?["recurrenceTimeZone"] as? String).flatMap(timeZone(named:))
+                ?? timeZone(named: master.startZone)
+        else { return false }
+        func original(_ other: StoredEvent) -> Date {
+            (other.fields["originalStart"] as? String).flatMap { GraphDateTime($0)?.instant(in: utc) } ?? other.start
+        }
+        func day(_ instant: Date) -> Int {
+            let local = GraphDateTime(instant, in: zone)
+            return GraphDateTime.days(year: local.year, month: local.month, day: local.day)
+        }
+        let own = original(event)
+        let siblings = state.events.values.filter { $0.seriesMasterID == masterID && $0.id != event.id }
+        let previous = siblings.filter { original($0) < own }.max { original($0) < original($1) }
+        let following = siblings.filter { original($0) > own }.min { original($0) < original($1) }
+        let newDay = day(start)
+        if let previous, newDay <= day(previous.start) { return true }
+        if let following, newDay >= day(following.start) { return true }
+        return false
     }
 
     /// Whether a PATCH replaces the body of an online meeting without turning the meeting off itself.

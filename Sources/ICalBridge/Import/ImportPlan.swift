@@ -168,3 +168,21 @@ extension ImportIdentity {
         return text.trimmingCharacters(in: .whitespaces).uppercased()
     }
 }
+
+extension PlannedEvent {
+    /// An override of this series that Graph refused to apply to its occurrence (moved onto or past the day
+    /// of a neighbour: `ErrorOccurrenceCrossingBoundary`, `api/event-update.md`), as a single event of its
+    /// own: the override's payload (`changes`), with the series' source UID and the RECURRENCE-ID of the
+    /// occurrence (`originalStart`, `2027-01-19T18:00:00Z` or a date), identified like every imported event so
+    /// that a retry creates it once.
+    public func movedOccurrence(originalStart: String, changes: GraphEvent) -> PlannedEvent {
+        var payload = changes
+        payload.recurrence = nil
+        var moved = PlannedEvent(
+            payload: payload, sourceUID: sourceUID,
+            recurrenceID: originalStart.filter { $0 != "-" && $0 != ":" }, sequence: sequence,
+            timestamp: timestamp, method: method, isCancelled: false, followUps: [], settings: settings)
+        ImportIdentity.identify(&moved)
+        return moved
+    }
+}

@@ -3,8 +3,8 @@ import GraphStandIn
 import Testing
 
 /// What Graph does to a PATCH that api/event-update.md warns about (a body of an online meeting sent
-/// without the meeting blob disables the meeting), and the stand-in's refusal of a local time in a fold or
-/// a gap (on no page, docs/STAND-IN.md).
+/// without the meeting blob disables the meeting; an occurrence moved onto or past a neighbour's day is
+/// refused), and the stand-in's refusal of a local time in a fold or a gap (on no page, docs/STAND-IN.md).
 @Suite struct EventUpdateRulesStandInTests {
     static let joinURL = "https://teams.microsoft.com/l/meetup-join/19%3ameeting_rules%40thread.v2/0"
 
@@ -75,5 +75,46 @@ import Testing
             "PATCH", "/me/events/\(id)", json: ["start": ["dateTime": "2026-10-25T02:00:00", "timeZone": zone]])
         #expect(moved.status == 400)
         #expect(fixture.standIn.eventCount == 2)
+    }
+
+    @Test("an occurrence moved onto or past the day of a neighbour is refused 400 ErrorOccurrenceCrossingBoundary")
+    func occurrenceCrossingBoundaryIsRefused() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        let zone = "W. Europe Standard Time"
+        // Monday, Wednesday and Friday at 09:00 Berlin, from Monday 30 November 2026, six occurrences.
+        var series = StandInFixture.event("Standup", "2026-11-30T09:00:00", "2026-11-30T09:30:00", zone: zone)
+        series["recurrence"] = [
+            "pattern": ["type": "weekly", "interval": 1, "daysOfWeek": ["monday", "wednesday", "friday"]],
+            "range": ["type": "numbered", "startDate": "2026-11-30", "numberOfOccurrences": 6],
+        ]
+        let master = try #require(try fixture.call("POST", "/me/events", json: series).json["id"] as? String)
+        let window = "startDateTime=2026-11-01T00:00:00Z&endDateTime=2027-01-01T00:00:00Z"
+        let instances = try fixture.call("GET", "/me/events/\(master)/instances?\(window)")
+        let ids = (instances.json["value"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        try #require(ids.count == 6)
+        func move(_ id: String, to start: String, _ end: String) throws -> RawHTTPConnection.Response {
+            try fixture.call(
+                "PATCH", "/me/events/\(id)",
+                json: ["start": ["dateTime": start, "timeZone": zone], "end": ["dateTime": end, "timeZone": zone]])
+        }
+        // Wednesday's occurrence: onto Friday (the following one's day), onto Monday (the previous one's), past
+        // Friday to Saturday, all refused; late on Thursday is fine, and then Friday is still refused.
+        for (start, end) in [
+            ("2026-12-04T08:00:00", "2026-12-04T08:30:00"), ("2026-11-30T18:00:00", "2026-11-30T18:30:00"),
+            ("2026-12-05T09:00:00", "2026-12-05T09:30:00"), ("2026-11-29T09:00:00", "2026-11-29T09:30:00"),
+        ] {
+            let refused = try move(ids[1], to: start, end)
+            #expect(refused.status == 400, "\(start)")
+            #expect(refused.errorCode == "ErrorOccurrenceCrossingBoundary", "\(start)")
+            let message = (refused.json["error"] as? [String: Any])?["message"] as? String
+            #expect(message == "Modified occurrence is crossing or overlapping adjacent occurrence.")
+        }
+        #expect(try fixture.call("GET", "/me/events/\(ids[1])").json["type"] as? String == "occurrence")
+        #expect(try move(ids[1], to: "2026-12-03T23:00:00", "2026-12-03T23:30:00").status == 200)
+        #expect(try move(ids[1], to: "2026-12-04T07:00:00", "2026-12-04T07:30:00").status == 400)
+        // Friday's neighbour is now on Thursday: Friday's occurrence cannot go there either.
+        #expect(try move(ids[2], to: "2026-12-03T12:00:00", "2026-12-03T12:30:00").status == 400)
+        #expect(try move(ids[2], to: "2026-12-04T12:00:00", "2026-12-04T12:30:00").status == 200)
     }
 }
