@@ -84,5 +84,27 @@ import Testing
         #expect(again.status == 0, "stderr: \(again.err)")
         #expect(account.standIn.eventCount == count)
         #expect(account.standIn.events().filter { $0["type"] as? String == "singleInstance" }.count == 1)
+
+        // --verify finds the moved occurrence where the file puts it, and then the difference once it is
+        // dragged in Outlook.
+        let verified = try account.run(["import", "--verify", file.path], environment: environment)
+        #expect(verified.status == 0, "stderr: \(verified.err)")
+        #expect(verified.err.contains("verify: 1 ok, 0 missing, 0 outdated, 0 different"), "\(verified.err)")
+        let movedID = try #require(moved["id"] as? String)
+        try account.standIn.moveEvent(id: movedID, bySeconds: 3600)
+        let dragged = try account.run(["import", "--verify", file.path], environment: environment)
+        #expect(dragged.status != 0, "stderr: \(dragged.err)")
+        #expect(
+            dragged.err.contains("start: 2026-12-02 13:00 UTC in the file, 2026-12-02 14:00 UTC in Outlook"),
+            "\(dragged.err)")
+
+        // --undo removes the series and the moved occurrence, and nothing else.
+        let other = try account.standIn.addEvent([
+            "subject": "Someone else's", "start": ["dateTime": "2026-12-02T10:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-02T11:00:00", "timeZone": "UTC"],
+        ])
+        let undone = try account.run(["import", "--undo", file.path], environment: environment)
+        #expect(undone.status == 0, "stderr: \(undone.err)")
+        #expect(account.standIn.events().compactMap { $0["id"] as? String } == [other])
     }
 }

@@ -185,4 +185,15 @@ extension PlannedEvent {
         ImportIdentity.identify(&moved)
         return moved
     }
+
+    /// The identity keys (``ImportIdentity/key(uid:recurrenceID:)``) of the overrides of this series, had Graph
+    /// refused them and the import made them events of their own (``movedOccurrence(originalStart:changes:)``),
+    /// with the follow-up each comes from: what `--verify` and `--undo` look for besides the series.
+    public var movedOccurrenceKeys: [(originalStart: String, changes: GraphEvent, key: String)] {
+        followUps.compactMap { step in
+            guard case .patchOccurrence(let originalStart, let changes) = step else { return nil }
+            let moved = movedOccurrence(originalStart: originalStart, changes: changes)
+            return (originalStart, changes, ImportIdentity.key(uid: moved.sourceUID, recurrenceID: moved.recurrenceID))
+        }
+    }
 }
