@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import TestSupport
 import Testing
 
 /// `graph-ics import` of times in a fold or a gap against the stand-in, which refuses a local time there
@@ -8,13 +9,6 @@ import Testing
 /// item 4). Expected instants come from the system's zone rules.
 @Suite struct FoldGapImportCommandTests {
     static let berlin = "Europe/Berlin"
-
-    private static func account() throws -> (account: StandInAccount, environment: [String: String]) {
-        let account = try StandInAccount()
-        account.standIn.addUser(
-            displayName: "Alex Example", mail: "alex@contoso.example", mailboxTimeZone: "W. Europe Standard Time")
-        return (account, account.tokenEnvironment())
-    }
 
     private static func write(_ account: StandInAccount, _ name: String, events: [String]) throws -> String {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//graph-ics tests//EN"]
@@ -36,46 +30,21 @@ import Testing
         String(((event["end"] as? [String: Any])?["dateTime"] as? String ?? "").prefix(19))
     }
 
-    /// `2026-10-25T00:30:00` for seconds since 1970.
-    private static func text(_ instant: Int64) -> String {
-        let stamp = Array(ICalTime.utc(Date(timeIntervalSince1970: TimeInterval(instant))))
-        func part(_ from: Int, _ to: Int) -> String { String(stamp[from..<to]) }
-        return part(0, 4) + "-" + part(4, 6) + "-" + part(6, 8) + "T" + part(9, 11) + ":" + part(11, 13) + ":"
-            + part(13, 15)
+    private static func text(_ instant: Int64) -> String { SystemZoneRules.utcText(instant) }
+
+    private static func instants(_ local: String, in zone: String) -> [Int64] {
+        SystemZoneRules.instants(local, in: zone)
     }
 
-    /// The instants whose wall-clock time in `zone` is `local` (`2026-10-25T02:30`), by the system's rules.
-    private static func instants(_ local: String, in zone: String) throws -> [Int64] {
-        let timeZone = try #require(TimeZone(identifier: zone))
-        let asUTC = try #require(Self.asUTC(local))
-        return stride(from: asUTC - 16 * 3600, through: asUTC + 16 * 3600, by: 900).filter {
-            $0 + Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval($0)))) == asUTC
-        }
-    }
-
-    private static func asUTC(_ local: String) -> Int64? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        let parts = local.split { $0 == "-" || $0 == "T" || $0 == ":" }.compactMap { Int($0) }
-        guard parts.count == 5 else { return nil }
-        return calendar.date(
-            from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4])
-        ).map { Int64($0.timeIntervalSince1970) }
-    }
-
-    /// RFC 5545's instant for `local` in `zone`: the first of a fold, a gap's time moved forward by the gap.
     private static func exact(_ local: String, in zone: String) throws -> Int64 {
-        if let first = try instants(local, in: zone).first { return first }
-        let timeZone = try #require(TimeZone(identifier: zone))
-        let asUTC = try #require(Self.asUTC(local))
-        return asUTC - Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(asUTC - 86_400))))
+        try #require(SystemZoneRules.rfcInstant(local, in: zone))
     }
 
     @Test("single events in the fold and the gap, and a floating one with --tz, are created at their exact instants")
     func singleEvents() throws {
-        try #require(try Self.instants("2026-10-25T02:30", in: Self.berlin).count == 2)
-        try #require(try Self.instants("2026-03-29T02:30", in: Self.berlin).isEmpty)
-        let (account, environment) = try Self.account()
+        try #require(Self.instants("2026-10-25T02:30", in: Self.berlin).count == 2)
+        try #require(Self.instants("2026-03-29T02:30", in: Self.berlin).isEmpty)
+        let (account, environment) = try StandInAccount.inBerlin()
         let file = try Self.write(
             account, "fold-gap.ics",
             events: [
@@ -106,7 +75,7 @@ import Testing
 
     @Test("a daily 02:30 series keeps its Berlin pattern; its fold and gap occurrences are moved to exact instants")
     func series() throws {
-        let (account, environment) = try Self.account()
+        let (account, environment) = try StandInAccount.inBerlin()
         let file = try Self.write(
             account, "series.ics",
             events: [
@@ -124,7 +93,8 @@ import Testing
         ] {
             let master = try #require(
                 events.first { $0["subject"] as? String == subject && $0["type"] as? String == "seriesMaster" })
-            #expect(master["originalStartTimeZone"] as? String == "W. Europe Standard Time", "\(subject): local pattern")
+            #expect(
+                master["originalStartTimeZone"] as? String == "W. Europe Standard Time", "\(subject): local pattern")
             let occurrences = events.filter { $0["seriesMasterId"] as? String == master["id"] as? String }
             let expected = try days.map { Self.text(try Self.exact($0 + "T02:30", in: Self.berlin)) }
             #expect(occurrences.map(Self.startUTC).sorted() == expected, "\(subject)")

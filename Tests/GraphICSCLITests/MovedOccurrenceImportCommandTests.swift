@@ -11,13 +11,6 @@ import Testing
     static let uid = "standup-28@tests.example"
     static let sourceProperty = "String {6a3d0f5e-2c41-4b8e-9d7a-3f1c5e8b2a90} Name graph-ics.source-uid"
 
-    private static func account() throws -> (account: StandInAccount, environment: [String: String]) {
-        let account = try StandInAccount()
-        account.standIn.addUser(
-            displayName: "Alex Example", mail: "alex@contoso.example", mailboxTimeZone: "W. Europe Standard Time")
-        return (account, account.tokenEnvironment())
-    }
-
     /// A daily 09:00 Berlin standup, Monday 30 November to Friday 4 December 2026, whose Tuesday is moved to
     /// Wednesday 14:00, the day of the following occurrence.
     static let calendar = """
@@ -53,9 +46,10 @@ import Testing
         }?["value"] as? String
     }
 
-    @Test("an override past its neighbour's day: occurrence cancelled, moved one created with the UID and RECURRENCE-ID")
+    @Test(
+        "an override past its neighbour's day: occurrence cancelled, moved one created with the UID and RECURRENCE-ID")
     func occurrenceMovedOntoNeighbourDay() throws {
-        let (account, environment) = try Self.account()
+        let (account, environment) = try StandInAccount.inBerlin()
         let file = account.folder.appendingPathComponent("standup.ics")
         try Data(Self.calendar.replacingOccurrences(of: "\n", with: "\r\n").utf8).write(to: file)
         let result = try account.run(["import", file.path], environment: environment)

@@ -57,7 +57,8 @@ import Testing
             ("2026-10-25T02:30:00", "2026-10-25T04:00:00"), ("2026-03-29T02:30:00", "2026-03-29T04:00:00"),
             ("2026-10-25T01:30:00", "2026-10-25T02:15:00"),
         ] {
-            let refused = try fixture.call("POST", "/me/events", json: StandInFixture.event("X", start, end, zone: zone))
+            let refused = try fixture.call(
+                "POST", "/me/events", json: StandInFixture.event("X", start, end, zone: zone))
             #expect(refused.status == 400, "\(start)–\(end)")
             #expect(refused.errorCode == "ErrorPropertyValidationFailure")
         }

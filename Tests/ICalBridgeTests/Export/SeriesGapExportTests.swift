@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ICalBridge
@@ -12,18 +13,10 @@ import Testing
     static let uid = "040000008200E00074C5B7101A82E00800000000NIGHTLY"
     static let days = ["2026-03-27", "2026-03-28", "2026-03-29", "2026-03-30", "2026-03-31"]
 
-    /// The instant of 02:30 on `day` in Berlin by the system's rules: the one instant it names, or, in the
-    /// gap, the time read with the offset before it (RFC 5545 §3.3.5, and where Graph holds it here).
+    /// The instant of 02:30 on `day` in Berlin by the system's rules (in the gap, where RFC 5545 and Graph put
+    /// it).
     static func instant(_ day: String) throws -> Int64 {
-        let zone = try #require(TimeZone(identifier: "Europe/Berlin"))
-        let parts = day.split(separator: "-").compactMap { Int($0) }
-        let asUTC = CivilDateTime(year: parts[0], month: parts[1], day: parts[2], hour: 2, minute: 30)
-            .secondsSinceEpoch
-        let found = stride(from: asUTC - 16 * 3600, through: asUTC + 16 * 3600, by: 900).filter {
-            $0 + Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval($0)))) == asUTC
-        }
-        if let first = found.first { return first }
-        return asUTC - Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(asUTC - 86_400))))
+        try #require(SystemZoneRules.rfcInstant(day + "T02:30", in: "Europe/Berlin"))
     }
 
     static func utc(_ instant: Int64) -> String { CivilDateTime(secondsSinceEpoch: instant).description }
@@ -76,11 +69,8 @@ import Testing
 
     @Test("the gap's occurrence is an override in UTC; the master keeps its local RRULE and no EXDATE")
     func gapOccurrenceIsOverride() throws {
-        let zone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        try #require(SystemZoneRules.instants("2026-03-29T02:30", in: "Europe/Berlin").isEmpty, "02:30 is a gap")
         let gap = try Self.instant("2026-03-29")
-        // 02:30 does not exist that day: the instant found reads as another wall-clock time.
-        try #require(
-            CivilDateTime(secondsSinceEpoch: gap + Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(gap))))).hour != 2)
         let (text, summary) = try Self.export()
         #expect(summary.diagnostics.isEmpty, "\(summary.diagnostics)")
         let events = Fixtures.events(text)

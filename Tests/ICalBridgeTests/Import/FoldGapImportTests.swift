@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ICalBridge
@@ -22,39 +23,12 @@ import Testing
         "BEGIN:VEVENT\r\n" + lines.replacing("\n", with: "\r\n") + "\r\nEND:VEVENT\r\n"
     }
 
-    /// The instants (seconds since 1970, UTC) whose wall-clock time in `zone` is `local`
-    /// (`2026-10-25T02:30:00`), by the system's rules: every quarter hour within 16 hours either side.
-    static func systemInstants(_ local: String, in zone: String) throws -> [Int64] {
-        let timeZone = try #require(TimeZone(identifier: zone))
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
-        let parts = local.split { $0 == "-" || $0 == "T" || $0 == ":" }.compactMap { Int($0) }
-        let asUTC = try #require(
-            calendar.date(
-                from: DateComponents(
-                    year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4], second: 0)))
-        let seconds = Int64(asUTC.timeIntervalSince1970)
-        return stride(from: seconds - 16 * 3600, through: seconds + 16 * 3600, by: 900).filter { candidate in
-            let date = Date(timeIntervalSince1970: TimeInterval(candidate))
-            return candidate + Int64(timeZone.secondsFromGMT(for: date)) == seconds
-        }
+    static func systemInstants(_ local: String, in zone: String) -> [Int64] {
+        SystemZoneRules.instants(local, in: zone)
     }
 
-    /// The instant RFC 5545 gives `local` in `zone`, by the system's rules: the first of a fold; in a gap the
-    /// time read with the offset in force before it (moved forward by the gap's length).
     static func rfcInstant(_ local: String, in zone: String) throws -> Int64 {
-        if let first = try systemInstants(local, in: zone).first { return first }
-        let timeZone = try #require(TimeZone(identifier: zone))
-        let asUTC = try #require(systemUTC(local))
-        let before = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(asUTC - 86_400)))
-        return asUTC - Int64(before)
-    }
-
-    static func systemUTC(_ local: String) -> Int64? {
-        let parts = local.split { $0 == "-" || $0 == "T" || $0 == ":" }.compactMap { Int($0) }
-        guard parts.count >= 5 else { return nil }
-        return CivilDateTime(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4])
-            .secondsSinceEpoch
+        try #require(SystemZoneRules.rfcInstant(local, in: zone))
     }
 
     /// The instant a Graph value in UTC names; nil when it is not in UTC.
@@ -65,41 +39,32 @@ import Testing
         return parsed.civil.secondsSinceEpoch
     }
 
-    @Test("a single event starting in the repeated hour is sent as its first instant in UTC")
-    func singleInFold() throws {
-        let fold = try Self.systemInstants("2026-10-25T02:30:00", in: Self.berlin)
-        try #require(fold.count == 2, "02:30 on 2026-10-25 occurs twice in Berlin")
-        let plan = try plan(
-            event(
-                """
-                UID:fold-1
-                SUMMARY:In the fold
-                DTSTART;TZID=Europe/Berlin:20261025T023000
-                DTEND;TZID=Europe/Berlin:20261025T040000
-                """))
-        let payload = try #require(plan.events.first?.payload)
-        #expect(payload.start?.timeZone == "UTC")
-        #expect(Self.utcInstant(payload.start) == fold[0])
-        // 04:00 occurs once: it stays local time.
-        #expect(payload.end?.timeZone == "W. Europe Standard Time")
-        #expect(payload.end?.dateTime == "2026-10-25T04:00:00")
-    }
+    /// The fold's repeated hour (two instants) and the gap's skipped hour (none), each with an end after it.
+    static let singles = [
+        (day: "20261025", start: "2026-10-25T02:30:00", instants: 2),
+        (day: "20260329", start: "2026-03-29T02:30:00", instants: 0),
+    ]
 
-    @Test("a single event starting in the spring-forward gap is sent as the instant moved forward, in UTC")
-    func singleInGap() throws {
-        try #require(try Self.systemInstants("2026-03-29T02:30:00", in: Self.berlin).isEmpty, "02:30 is a gap")
+    @Test(
+        "a single event starting in the repeated hour or in the gap is sent as its RFC 5545 instant in UTC",
+        arguments: singles.indices)
+    func singleInFoldOrGap(_ index: Int) throws {
+        let single = Self.singles[index]
+        try #require(Self.systemInstants(single.start, in: Self.berlin).count == single.instants)
         let plan = try plan(
             event(
                 """
-                UID:gap-1
-                SUMMARY:In the gap
-                DTSTART;TZID=Europe/Berlin:20260329T023000
-                DTEND;TZID=Europe/Berlin:20260329T050000
+                UID:single-\(single.day)
+                SUMMARY:Early
+                DTSTART;TZID=Europe/Berlin:\(single.day)T023000
+                DTEND;TZID=Europe/Berlin:\(single.day)T050000
                 """))
         let payload = try #require(plan.events.first?.payload)
         #expect(payload.start?.timeZone == "UTC")
-        #expect(Self.utcInstant(payload.start) == (try Self.rfcInstant("2026-03-29T02:30:00", in: Self.berlin)))
+        #expect(Self.utcInstant(payload.start) == (try Self.rfcInstant(single.start, in: Self.berlin)))
+        // 05:00 occurs once: it stays local time.
         #expect(payload.end?.timeZone == "W. Europe Standard Time")
+        #expect(payload.end?.dateTime == String(single.start.prefix(11)) + "05:00:00")
     }
 
     @Test("floating times read with --tz follow the same rule; an ordinary hour stays local")
@@ -111,7 +76,8 @@ import Testing
                 SUMMARY:Floating
                 DTSTART:20261025T023000
                 DTEND:20261025T033000
-                """) + event(
+                """)
+                + event(
                     """
                     UID:floating-plain
                     SUMMARY:Plain
@@ -120,7 +86,7 @@ import Testing
                     """), zone: Self.berlin)
         let fold = try #require(plan.events.first { $0.sourceUID == "floating-fold" }?.payload)
         #expect(fold.start?.timeZone == "UTC")
-        #expect(Self.utcInstant(fold.start) == (try Self.systemInstants("2026-10-25T02:30:00", in: Self.berlin)[0]))
+        #expect(Self.utcInstant(fold.start) == (Self.systemInstants("2026-10-25T02:30:00", in: Self.berlin)[0]))
         // 03:30 follows the fold: it occurs once.
         #expect(fold.end?.timeZone == "W. Europe Standard Time")
         let plain = try #require(plan.events.first { $0.sourceUID == "floating-plain" }?.payload)
