@@ -211,7 +211,8 @@ extension EventImporter {
         let answers = try client.batch(
             candidates.enumerated().map { position, moved in
                 BatchRequest(
-                    id: "\(position)", method: "GET", url: run.lookupURL(key: moved.key, select: Self.verifiedProperties))
+                    id: "\(position)", method: "GET",
+                    url: run.lookupURL(key: moved.key, select: Self.verifiedProperties))
             })
         var result: [String: GraphEvent] = [:]
         for (moved, answer) in zip(candidates, answers) {
@@ -240,8 +241,9 @@ extension EventImporter {
             guard let instant, instant >= from, instant < from + ImportExpectation.countedSeconds else { continue }
             let name = FollowUpTime.isDate(originalStart) ? originalStart : utc(instant)
             let match = FollowUpTime.match(originalStart, in: found.map(\.occurrence))
-            guard let stored = match.flatMap({ match in found.first(where: { $0.occurrence.id == match.id })?.event })
-                ?? moved[originalStart]
+            guard
+                let stored = match.flatMap({ match in found.first(where: { $0.occurrence.id == match.id })?.event })
+                    ?? moved[originalStart]
             else {
                 differences.append("occurrence of \(name): changed in the file, missing in Outlook")
                 continue
