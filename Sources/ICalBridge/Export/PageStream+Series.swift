@@ -148,7 +148,10 @@ extension GraphToICS.PageStream {
     /// Every occurrence Graph returned must be one the RRULE produces. An occurrence of the pattern in the
     /// exported range that Graph did not return was moved (an exception, looked up with `instances`) or
     /// deleted (an EXDATE).
-    func writeSeries(_ id: String, master: GraphEvent, state: inout SeriesState, instances: InstancePages?) throws {
+    func writeSeries(_ id: String, master graphMaster: GraphEvent, state: inout SeriesState, instances: InstancePages?)
+        throws
+    {
+        let master = Self.inRecurrenceZone(graphMaster)
         let series = try seriesRecurrence(of: master)
         let times = series.times
         let horizon = range?.upperBound ?? (state.seen.max() ?? times.start)
@@ -200,6 +203,26 @@ extension GraphToICS.PageStream {
             event.originalEndTimeZone = "UTC"
             return (occurrence.key, event)
         }
+    }
+
+    /// The master as its pattern runs. Graph repeats a pattern in the wall-clock time of
+    /// `range.recurrenceTimeZone`, which is not the master's `originalStartTimeZone` when a series was created
+    /// in one zone and its pattern kept in another, or its zone was changed later in Outlook (MS-OXOCAL keeps a
+    /// pattern's times in the recurrence's own zone): the master's times are then shown in the recurrence's
+    /// zone, so that the RRULE repeats where Graph's occurrences are. All-day series keep their days.
+    static func inRecurrenceZone(_ master: GraphEvent) -> GraphEvent {
+        guard master.isAllDay != true, let name = master.recurrence?.range?.recurrenceTimeZone,
+            case .resolved(let zone, _) = ZoneResolver.resolve(name)
+        else { return master }
+        if case .resolved(let shown, _) = ZoneResolver.resolve(master.originalStartTimeZone), shown == zone {
+            return master
+        }
+        var inZone = master
+        if master.originalEndTimeZone == nil || master.originalEndTimeZone == master.originalStartTimeZone {
+            inZone.originalEndTimeZone = name
+        }
+        inZone.originalStartTimeZone = name
+        return inZone
     }
 
     /// The master's recurrence, times and RRULE, or why the series cannot be written as one.
