@@ -19,7 +19,19 @@ extension EventDecoder {
         let span = (start.civil.secondsSinceEpoch - 2 * 86_400, horizon.secondsSinceEpoch + 2 * 86_400)
         // Only a local time within a day of a change of offset can be in a gap or a fold.
         let changes = source.offsetChanges(from: span.0, to: span.1)
-        guard !changes.isEmpty else { return [] }
+        // Graph's patterns repeat DTSTART's time of day: only a change whose skipped or repeated local hours
+        // hold that time can touch an occurrence, and nearly always none does (no expansion then).
+        let timeOfDay = Int64(start.civil.hour * 3600 + start.civil.minute * 60 + start.civil.second)
+        let touching = changes.contains { change in
+            let before = Int64(source.utcOffset(at: change - 1))
+            let after = Int64(source.utcOffset(at: change))
+            let (from, to) = (change + min(before, after), change + max(before, after))
+            let day = from >= 0 ? from / 86_400 : (from - 86_399) / 86_400
+            return [day, day + 1].contains { local in
+                (from..<to).contains(local * 86_400 + timeOfDay)
+            }
+        }
+        guard touching else { return [] }
         let (occurrences, _) = recurrenceRule.expansion(
             start: start.civil, count: Self.openSeriesYears * 366 + 1, horizon: horizon,
             untilToLocal: { source.localTime(at: $0) })
