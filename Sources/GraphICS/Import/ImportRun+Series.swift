@@ -120,7 +120,7 @@ extension ImportRun {
         let query: [(name: String, value: String)] = [
             ("startDateTime", GraphClient.iso8601(start)),
             ("endDateTime", GraphClient.iso8601(end)),
-            ("$select", "id,type,originalStart,start,end,isAllDay"),
+            ("$select", "id,type,originalStart,start,end,isAllDay,isOnlineMeeting"),
             ("$top", "1000"),
         ]
         return client.eventPath(id: seriesID) + "/instances?" + GraphQuery.queryString(query)
@@ -208,6 +208,12 @@ extension ImportRun {
                     }
                     // Already changed (an earlier run got this far) unless the series itself was changed now.
                     if occurrence.type == "exception", task.mode == .resumed { continue }
+                    var changes = changes
+                    if occurrence.isOnlineMeeting {
+                        // A body without the meeting's blob disables the online meeting (api/event-update.md):
+                        // the occurrence keeps Graph's body.
+                        changes.body = nil
+                    }
                     do {
                         let request = BatchRequest(
                             id: id, method: "PATCH", url: client.eventPath(id: occurrence.id),
