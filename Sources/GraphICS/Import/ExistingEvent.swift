@@ -11,6 +11,9 @@ struct ExistingEvent {
     /// The calendar it was imported into (``ImportIdentity/calendarValue(_:)``); nil for an event imported
     /// before graph-ics recorded it.
     var calendar: String?
+    /// Whether it is an online meeting: a body without the meeting's blob would disable it
+    /// (`api/event-update.md`), so an update leaves its body alone.
+    var isOnlineMeeting = false
 
     /// Whether the event is in the calendar an import with `calendarID` writes to. An event without the
     /// calendar property counts as being there: graph-ics cannot tell, and skipping it never duplicates.
@@ -40,7 +43,7 @@ struct ExistingEvent {
                 type: value["type"] as? String,
                 isOrganizer: value["isOrganizer"] as? Bool ?? true,
                 attendees: (value["attendees"] as? [Any])?.count ?? 0,
-                version: version, calendar: calendar)
+                version: version, calendar: calendar, isOnlineMeeting: value["isOnlineMeeting"] as? Bool ?? false)
         }
         return (events, object["@odata.nextLink"] != nil)
     }

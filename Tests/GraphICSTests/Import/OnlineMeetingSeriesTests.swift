@@ -5,9 +5,10 @@ import Testing
 
 @testable import GraphICS
 
-/// A RECURRENCE-ID override of a Teams series applied to its occurrence (`sync`'s push and import hand them to
-/// `finishSeries`): the PATCH leaves the body out, since a body without the meeting's blob disables the online
-/// meeting (api/event-update.md); the rest of the override is applied (issue 28, item 1).
+/// Changes graph-ics sends to an online meeting leave its body alone, since a body without the meeting's blob
+/// disables the online meeting (api/event-update.md); the rest is applied (issue 28, item 1): a RECURRENCE-ID
+/// override of a Teams series (import and `sync`'s push hand them to `finishSeries`), and
+/// `import --on-duplicate update` of an event made a Teams meeting in Outlook since.
 @Suite struct OnlineMeetingSeriesTests {
     static let joinURL = "https://teams.microsoft.com/l/meetup-join/19%3ameeting_series%40thread.v2/0"
 
@@ -74,5 +75,47 @@ import Testing
         let patches = setup.standIn.operations.filter { $0.method == "PATCH" }
         #expect(patches.count == 1)
         #expect(patches.allSatisfy { !String(decoding: $0.body, as: UTF8.self).contains("\"body\"") })
+    }
+
+    @Test func anUpdateOfAnImportedEventMadeAnOnlineMeetingKeepsTheMeeting() throws {
+        let setup = try ImportSetup()
+        defer { setup.standIn.stop() }
+        try setup.standIn.addEvent([
+            "subject": "Dentist", "iCalUId": "graph-dentist",
+            "start": ["dateTime": "2026-12-09T09:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-09T10:00:00", "timeZone": "UTC"],
+            "isOnlineMeeting": true, "onlineMeetingProvider": "teamsForBusiness",
+            "onlineMeeting": ["joinUrl": Self.joinURL],
+            "body": ["contentType": "html", "content": "<html><body>Join: \(Self.joinURL)</body></html>"],
+            "singleValueExtendedProperties": [
+                ["id": ImportIdentity.propertyID, "value": "dentist@tests.example"],
+                ["id": ImportIdentity.versionPropertyID, "value": "0;20261101T100000Z"],
+                ["id": ImportIdentity.calendarPropertyID, "value": "default"],
+            ],
+        ])
+        let text = """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//graph-ics tests//EN\r
+            BEGIN:VEVENT\r
+            UID:dentist@tests.example\r
+            DTSTAMP:20261120T100000Z\r
+            SEQUENCE:1\r
+            SUMMARY:Dentist (video)\r
+            DTSTART:20261209T093000Z\r
+            DTEND:20261209T103000Z\r
+            DESCRIPTION:Bring the card\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """
+        let items = try TicketFiles.items(text: text, name: "dentist.ics", ImportSettings(onDuplicate: .update))
+        let report = setup.run(items)
+        #expect(report.results.map(\.action) == [.updated], "\(report.results)")
+        let stored = try #require(setup.standIn.events().first)
+        #expect(stored["subject"] as? String == "Dentist (video)")
+        #expect((stored["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-09T09:30:00.0000000")
+        #expect(stored["isOnlineMeeting"] as? Bool == true)
+        #expect(setup.standIn.disabledOnlineMeetings.isEmpty)
     }
 }
