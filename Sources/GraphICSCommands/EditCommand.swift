@@ -22,6 +22,9 @@ struct EditCommand: Command {
         meeting you organise makes Graph mail every attendee an update: graph-ics refuses that, and
         says so, unless you give --as-meeting --yes. In a meeting you were invited to, the change is
         to your copy only: the organizer is not told, and their next update replaces it.
+
+        --body is refused for an online meeting (Teams, Skype): Graph keeps the meeting's join details
+        in the body, and a new body without them would turn the online meeting off.
         """
     static let epilogue = """
         Examples:
@@ -30,8 +33,8 @@ struct EditCommand: Command {
           graph-ics edit AAMkAGI2TG93AAA= --duration 1h30m --as-meeting --yes
 
         Exit status: 0 changed, 1 not changed (a meeting without --as-meeting --yes), 64 usage,
-        65 Graph refused the change, 66 no such event, 69 Graph unavailable, 77 not signed in or
-        no permission.
+        65 Graph refused the change, or --body of an online meeting, 66 no such event, 69 Graph
+        unavailable, 77 not signed in or no permission.
         """
     static let operands: ValueCompletion? = .anything
 
@@ -96,6 +99,9 @@ struct EditCommand: Command {
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let event = try EventActions.standing(of: id, session.client, nothing: "changed")
         let label = EventActions.label(event, zone: zone)
+        if body != nil && event.isOnlineMeeting {
+            throw CommandFailure(.badInput, Self.onlineMeetingRefusal(label, id: id))
+        }
         let patch = try self.patch(for: event, TypedTime(zone: zone), terminal)
         if MailingRule.mails(.patch(Set(patch.keys)), event) {
             guard asMeeting && yes else {
@@ -118,6 +124,15 @@ struct EditCommand: Command {
             "changed \(patch.keys.sorted().joined(separator: ", ")) of \(Self.changedLabel(event, patch, zone))")
         terminal.out(id + "\n")
         return .ok
+    }
+
+    /// Why `--body` of an online meeting is refused: Graph keeps the meeting's blob in the body, and a new
+    /// body without it disables the online meeting (`api/event-update.md`, "body property and online
+    /// meetings"); the blob's form is on no page, so graph-ics cannot keep it.
+    static func onlineMeetingRefusal(_ label: String, id: String) -> String {
+        "\(label) is an online meeting: Graph keeps the meeting's join details in its body, and a new body "
+            + "without them turns the online meeting off for every attendee; nothing was changed. Change the "
+            + "description in Outlook or Teams (event \(id))"
     }
 
     /// The PATCH body: only the properties the options change.

@@ -202,6 +202,38 @@ import Testing
         #expect(standIn.event(id: id)?["subject"] as? String == "Review 2")
     }
 
+    @Test("edit --body of an online meeting exits 65 and says why; its subject can still change, the meeting kept")
+    func editOnlineMeetingBody() throws {
+        let account = try Self.account()
+        let standIn = account.standIn
+        let joinURL = "https://teams.microsoft.com/l/meetup-join/19%3ameeting_standin%40thread.v2/0"
+        let id = try standIn.addEvent([
+            "subject": "Planning",
+            "start": ["dateTime": "2026-12-01T09:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-01T10:00:00", "timeZone": "UTC"],
+            "isOnlineMeeting": true, "onlineMeetingProvider": "teamsForBusiness",
+            "onlineMeeting": ["joinUrl": joinURL],
+            "body": ["contentType": "html", "content": "<html><body>Agenda<div>Join: \(joinURL)</div></body></html>"],
+        ])
+        let refused = try account.run(["edit", id, "--body", "New agenda"], environment: account.tokenEnvironment())
+        #expect(refused.status == 65, "stderr: \(refused.err)")
+        #expect(
+            refused.errLines.first
+                == "error: 'Planning' (Tuesday 1 December 2026 10:00) is an online meeting: Graph keeps the "
+                + "meeting's join details in its body, and a new body without them turns the online meeting off for "
+                + "every attendee; nothing was changed. Change the description in Outlook or Teams (event \(id))")
+        #expect(Self.operations(standIn, "PATCH").isEmpty)
+        #expect(standIn.disabledOnlineMeetings.isEmpty)
+
+        let renamed = try account.run(["edit", id, "--subject", "Planning 2"], environment: account.tokenEnvironment())
+        #expect(renamed.status == 0, "stderr: \(renamed.err)")
+        let event = try #require(standIn.event(id: id))
+        #expect(event["subject"] as? String == "Planning 2")
+        #expect(event["isOnlineMeeting"] as? Bool == true)
+        #expect((event["onlineMeeting"] as? [String: Any])?["joinUrl"] as? String == joinURL)
+        #expect(standIn.disabledOnlineMeetings.isEmpty)
+    }
+
     @Test("edit: an unknown id is 66; nothing to change, two ids or a bad time are usage errors that send nothing")
     func editMistakes() throws {
         let account = try Self.account()

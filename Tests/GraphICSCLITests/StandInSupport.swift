@@ -22,6 +22,14 @@ final class StandInAccount {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// An account whose mailbox (Alex Example's) is in "W. Europe Standard Time", signed in with a token.
+    static func inBerlin() throws -> (account: StandInAccount, environment: [String: String]) {
+        let account = try StandInAccount()
+        account.standIn.addUser(
+            displayName: "Alex Example", mail: "alex@contoso.example", mailboxTimeZone: "W. Europe Standard Time")
+        return (account, account.tokenEnvironment())
+    }
+
     /// The configuration folder graph-ics uses in these tests.
     var configDirectory: URL { folder.appendingPathComponent("config") }
 

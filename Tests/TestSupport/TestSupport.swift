@@ -137,3 +137,53 @@ public func fileContents(_ path: String) -> Data? {
 public func fileText(_ path: String) -> String? {
     fileContents(path).map { String(decoding: $0, as: UTF8.self) }
 }
+
+/// Wall-clock times and instants by the system's zone rules (Foundation's `TimeZone`, from the system's
+/// tzdata), so that tests of time zones check graph-ics against rules it did not compute itself.
+public enum SystemZoneRules {
+    /// Seconds since 1970 of `local` (`2026-10-25T02:30`, seconds optional) read as if it were UTC; nil when
+    /// the text is not such a time.
+    public static func asUTC(_ local: String) -> Int64? {
+        let parts = local.split { $0 == "-" || $0 == "T" || $0 == ":" }.compactMap { Int($0) }
+        guard parts.count >= 5, let utc = TimeZone(identifier: "UTC") else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = utc
+        let components = DateComponents(
+            year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4],
+            second: parts.count > 5 ? parts[5] : 0)
+        return calendar.date(from: components).map { Int64($0.timeIntervalSince1970) }
+    }
+
+    /// The instants (seconds since 1970) whose wall-clock time in `zone` is `local`, earliest first: two in
+    /// a fold, none in a gap. Every quarter hour within 16 hours either side is tried.
+    public static func instants(_ local: String, in zone: String) -> [Int64] {
+        guard let timeZone = TimeZone(identifier: zone), let asUTC = asUTC(local) else { return [] }
+        return stride(from: asUTC - 16 * 3600, through: asUTC + 16 * 3600, by: 900).filter {
+            $0 + Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval($0)))) == asUTC
+        }
+    }
+
+    /// The instant RFC 5545 §3.3.5 gives `local` in `zone`: the first of a fold; in a gap, the time read with
+    /// the offset in force before it (moved forward by the gap's length). Nil for an unknown zone or time.
+    public static func rfcInstant(_ local: String, in zone: String) -> Int64? {
+        if let first = instants(local, in: zone).first { return first }
+        guard let timeZone = TimeZone(identifier: zone), let asUTC = asUTC(local) else { return nil }
+        let before = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(asUTC - 86_400)))
+        return asUTC - Int64(before)
+    }
+
+    /// `2026-10-25T00:30:00`, the UTC date and time of an instant.
+    public static func utcText(_ instant: Int64) -> String {
+        guard let utc = TimeZone(identifier: "UTC") else { return "" }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = utc
+        let parts = calendar.dateComponents(
+            [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: TimeInterval(instant)))
+        func pad(_ value: Int?, _ width: Int) -> String {
+            let text = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return pad(parts.year, 4) + "-" + pad(parts.month, 2) + "-" + pad(parts.day, 2) + "T" + pad(parts.hour, 2)
+            + ":" + pad(parts.minute, 2) + ":" + pad(parts.second, 2)
+    }
+}

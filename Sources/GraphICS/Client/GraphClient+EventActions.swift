@@ -25,12 +25,15 @@ public struct EventStanding: Sendable, Equatable {
     /// The mailbox owner's answer: `none`, `organizer`, `accepted`, `tentativelyAccepted`, `declined`,
     /// `notResponded`.
     public var response: String?
+    /// Whether the event is an online meeting (Teams, Skype): its body holds the meeting's blob, and a new
+    /// body without it disables the meeting (`api/event-update.md`).
+    public var isOnlineMeeting: Bool
 
     public init(
         id: String, subject: String, start: String? = nil, startZone: String? = nil, end: String? = nil,
         endZone: String? = nil, isAllDay: Bool = false,
         isOrganizer: Bool?, organizerName: String? = nil, organizerAddress: String? = nil, attendees: [String] = [],
-        type: String = "singleInstance", response: String? = nil
+        type: String = "singleInstance", response: String? = nil, isOnlineMeeting: Bool = false
     ) {
         self.id = id
         self.subject = subject
@@ -45,6 +48,7 @@ public struct EventStanding: Sendable, Equatable {
         self.attendees = attendees
         self.type = type
         self.response = response
+        self.isOnlineMeeting = isOnlineMeeting
     }
 
     /// `Ann Lee <ann@contoso.com>`, the address alone, or nil.
@@ -82,7 +86,8 @@ public struct EventStanding: Sendable, Equatable {
             organizerAddress: organizer?["address"] as? String,
             attendees: attendees.filter { $0.lowercased() != (organizer?["address"] as? String)?.lowercased() },
             type: object["type"] as? String ?? "singleInstance",
-            response: (object["responseStatus"] as? [String: Any])?["response"] as? String)
+            response: (object["responseStatus"] as? [String: Any])?["response"] as? String,
+            isOnlineMeeting: object["isOnlineMeeting"] as? Bool ?? false)
     }
 }
 
@@ -105,7 +110,8 @@ public enum EventResponse: String, Sendable, CaseIterable {
 // Deleting, changing and answering one event (`delete`, `edit`, `respond`).
 extension GraphClient {
     public static let standingFields =
-        "id,subject,start,end,isAllDay,isOrganizer,organizer,attendees,type,seriesMasterId,responseStatus"
+        "id,subject,start,end,isAllDay,isOrganizer,organizer,attendees,type,seriesMasterId,responseStatus,"
+        + "isOnlineMeeting"
 
     /// Who organises the event and who is in it (`GET …/events/{id}?$select=…`); a ``GraphError`` of kind
     /// `notFound` when there is no such event.

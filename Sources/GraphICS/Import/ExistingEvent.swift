@@ -12,6 +12,9 @@ struct ExistingEvent {
     /// The calendar it was imported into (``ImportIdentity/calendarValue(_:)``); nil for an event imported
     /// before graph-ics recorded it.
     var calendar: String?
+    /// Whether it is an online meeting: a body without the meeting's blob would disable it
+    /// (`api/event-update.md`), so an update leaves its body alone.
+    var isOnlineMeeting = false
 
     /// Whether `change` makes Graph mail this event's attendees (``MailingRule``).
     func mails(_ change: MailingRule.Change) -> Bool {
@@ -43,7 +46,8 @@ struct ExistingEvent {
             }
             return ExistingEvent(
                 id: standing.id, type: value["type"] as? String, isOrganizer: standing.isOrganizer,
-                attendees: standing.attendees.count, version: version, calendar: calendar)
+                attendees: standing.attendees.count, version: version, calendar: calendar,
+                isOnlineMeeting: value["isOnlineMeeting"] as? Bool ?? false)
         }
         return (events, object["@odata.nextLink"] != nil)
     }

@@ -22,7 +22,14 @@ enum FollowUpTime {
                 }
         }
         guard let instant = instant(originalStart) else { return nil }
-        return occurrences.first { $0.originalStart == instant }
+        if let exact = occurrences.first(where: { $0.originalStart == instant }) { return exact }
+        // An occurrence whose local start is in a gap or a fold: graph-ics names it by the instant RFC 5545
+        // gives it, Graph by the one it chose, which is on no page; the two are at most the change of offset
+        // apart (two hours at most), and Graph's patterns repeat at most daily.
+        let near = occurrences.compactMap { occurrence in
+            occurrence.originalStart.map { (occurrence, abs($0 - instant)) }
+        }.filter { $0.1 <= 7_200 }
+        return near.min { $0.1 < $1.1 }?.0
     }
 
     /// The originalStart of the occurrence a RECURRENCE-ID names (`20270119T180000Z`, `20270119`, or a local

@@ -8,7 +8,7 @@ extension ImportRun {
     /// It searches the whole mailbox: Graph documents this `$filter` on `/me/events` (and
     /// `/users/{id}/events`) only, where it covers every calendar; ``found(_:)`` keeps the events of the
     /// calendar the run imports into. `select` names the event properties read.
-    func lookupURL(key: String, select: String = "id,subject,type,isOrganizer,attendees") -> String {
+    func lookupURL(key: String, select: String = "id,subject,type,isOrganizer,attendees,isOnlineMeeting") -> String {
         let filter =
             "singleValueExtendedProperties/Any(ep: ep/id eq \(GraphQuery.literal(ImportIdentity.propertyID))"
             + " and ep/value eq \(GraphQuery.literal(key)))"

@@ -10,6 +10,16 @@ extension ImportRun {
         /// What it does, for the failure (`deleting the occurrence of 2027-01-19T18:00:00Z`).
         var what: String
         var request: BatchRequest
+        /// For a change: the follow-up it applies, and the occurrence it changes.
+        var patch: (originalStart: String, changes: GraphEvent, occurrenceID: String)? = nil
+    }
+
+    /// An override Graph refused to apply because it moves its occurrence onto or past a neighbour's day.
+    private struct Move {
+        var position: Int
+        var originalStart: String
+        var changes: GraphEvent
+        var occurrenceID: String
     }
 
     /// Reads the occurrences of every series with follow-ups (batched), then deletes and patches them.
@@ -20,18 +30,88 @@ extension ImportRun {
         let writes = occurrenceWrites(occurrences, failures: &failures)
         let answers = try client.batch(writes.map(\.request))
         var applied: [Int: (deleted: Int, changed: Int)] = [:]
+        var moves: [Move] = []
         for (write, answer) in zip(writes, answers) {
             // An occurrence already gone (a re-run after a lost answer) is what was asked for.
             if answer.succeeded || (answer.status == 404 && write.deletes) {
                 var counts = applied[write.position] ?? (0, 0)
                 if write.deletes { counts.deleted += 1 } else { counts.changed += 1 }
                 applied[write.position] = counts
+            } else if let patch = write.patch, answer.status == 400,
+                answer.error(operation: write.what)?.code == "ErrorOccurrenceCrossingBoundary"
+            {
+                moves.append(
+                    Move(
+                        position: write.position, originalStart: patch.originalStart, changes: patch.changes,
+                        occurrenceID: patch.occurrenceID))
             } else {
                 failures[write.position] = failures[write.position] ?? Self.reason(answer, write.what)
             }
         }
+        var notes: [Int: [String]] = [:]
+        try moveAcrossNeighbours(moves, applied: &applied, failures: &failures, notes: &notes)
         for position in series.indices {
-            reportSeries(at: position, failure: failures[position], applied: applied[position] ?? (0, 0))
+            reportSeries(
+                at: position, failure: failures[position], applied: applied[position] ?? (0, 0),
+                notes: notes[position] ?? [])
+        }
+    }
+
+    /// Keeps the user's intent for overrides Graph refused to apply (`ErrorOccurrenceCrossingBoundary`: an
+    /// occurrence cannot be moved to or before the day of the previous one, nor to or after the day of the
+    /// following one, `api/event-update.md`): creates the moved occurrence as a single event carrying the
+    /// series' source UID and the occurrence's RECURRENCE-ID, then cancels the occurrence in the series.
+    private func moveAcrossNeighbours(
+        _ moves: [Move], applied: inout [Int: (deleted: Int, changed: Int)], failures: inout [Int: String],
+        notes: inout [Int: [String]]
+    ) throws {
+        guard !moves.isEmpty else { return }
+        var creates: [BatchRequest] = []
+        var planned: [Move] = []
+        for move in moves {
+            let event = events[series[move.position].index].movedOccurrence(
+                originalStart: move.originalStart, changes: move.changes)
+            do {
+                creates.append(
+                    BatchRequest(
+                        id: "\(creates.count)", method: "POST", url: client.eventsPath(calendarID: settings.calendarID),
+                        body: try event.payload.jsonPayload()))
+                planned.append(move)
+            } catch {
+                failures[move.position] = failures[move.position] ?? error.description
+            }
+        }
+        var cancels: [BatchRequest] = []
+        var cancelled: [(move: Move, id: String)] = []
+        for (move, answer) in zip(planned, try client.batch(creates)) {
+            let what = "creating the occurrence of \(move.originalStart) as an event of its own"
+            guard answer.succeeded,
+                let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
+                let id = object["id"] as? String
+            else {
+                failures[move.position] = failures[move.position] ?? Self.reason(answer, what)
+                continue
+            }
+            let task = series[move.position]
+            let url = client.eventPath(id: move.occurrenceID)
+            cancels.append(
+                settings.notifiesAttendees && task.attendees > 0
+                    ? BatchRequest(id: "\(cancels.count)", method: "POST", url: url + "/cancel", body: Data("{}".utf8))
+                    : BatchRequest(id: "\(cancels.count)", method: "DELETE", url: url))
+            cancelled.append((move, id))
+        }
+        for ((move, id), answer) in zip(cancelled, try client.batch(cancels)) {
+            guard answer.succeeded || answer.status == 404 else {
+                failures[move.position] =
+                    failures[move.position]
+                    ?? Self.reason(answer, "cancelling the occurrence of \(move.originalStart) in its series")
+                continue
+            }
+            applied[move.position, default: (0, 0)].changed += 1
+            notes[move.position, default: []].append(
+                "the occurrence of \(move.originalStart) moves onto or past a neighbour's day, which Graph refuses in "
+                    + "a series (ErrorOccurrenceCrossingBoundary): cancelled in the series and created as an event of "
+                    + "its own (\(id))")
         }
     }
 
@@ -40,7 +120,7 @@ extension ImportRun {
         let query: [(name: String, value: String)] = [
             ("startDateTime", GraphClient.iso8601(start)),
             ("endDateTime", GraphClient.iso8601(end)),
-            ("$select", "id,type,originalStart,start,end,isAllDay"),
+            ("$select", "id,type,originalStart,start,end,isAllDay,isOnlineMeeting"),
             ("$top", "1000"),
         ]
         return client.eventPath(id: seriesID) + "/instances?" + GraphQuery.queryString(query)
@@ -128,6 +208,12 @@ extension ImportRun {
                     }
                     // Already changed (an earlier run got this far) unless the series itself was changed now.
                     if occurrence.type == "exception", task.mode == .resumed { continue }
+                    var changes = changes
+                    if occurrence.isOnlineMeeting {
+                        // A body without the meeting's blob disables the online meeting (api/event-update.md):
+                        // the occurrence keeps Graph's body.
+                        changes.body = nil
+                    }
                     do {
                         let request = BatchRequest(
                             id: id, method: "PATCH", url: client.eventPath(id: occurrence.id),
@@ -135,7 +221,7 @@ extension ImportRun {
                         writes.append(
                             OccurrenceWrite(
                                 position: position, deletes: false, what: "changing the occurrence of \(start)",
-                                request: request))
+                                request: request, patch: (start, changes, occurrence.id)))
                     } catch {
                         failures[position] = failures[position] ?? error.description
                     }
@@ -146,7 +232,9 @@ extension ImportRun {
     }
 
     /// The final result of the event of the series at `position` of ``series``, once its follow-ups are sent.
-    private func reportSeries(at position: Int, failure: String?, applied counts: (deleted: Int, changed: Int)) {
+    private func reportSeries(
+        at position: Int, failure: String?, applied counts: (deleted: Int, changed: Int), notes: [String]
+    ) {
         let task = series[position]
         if task.mode == .cancellingOccurrence {
             if let failure {
@@ -167,6 +255,9 @@ extension ImportRun {
             done.note =
                 (done.note.map { $0 + "; " } ?? "")
                 + "finished its series: \(counts.deleted) occurrence(s) deleted, \(counts.changed) changed"
+        }
+        if failure == nil, !notes.isEmpty {
+            done.note = ([done.note].compactMap { $0 } + notes).joined(separator: "; ")
         }
         finish(done, at: task.index)
     }

@@ -42,10 +42,15 @@ extension ImportRun {
         for (index, targets) in updates {
             do {
                 let body = try events[index].updatePayload.jsonPayload()
+                var keeping = events[index].updatePayload
+                keeping.body = nil
+                // An online meeting keeps Graph's body: one without the meeting's blob disables the meeting.
+                let keepingBody = try keeping.jsonPayload()
                 for target in targets {
                     requests.append(
                         BatchRequest(
-                            id: "\(requests.count)", method: "PATCH", url: client.eventPath(id: target.id), body: body))
+                            id: "\(requests.count)", method: "PATCH", url: client.eventPath(id: target.id),
+                            body: target.isOnlineMeeting ? keepingBody : body))
                     writes.append((index, .update(target)))
                 }
             } catch {

@@ -100,6 +100,23 @@ extension EventImporter {
             results[index].isPreview = dryRun
             deletes += targets.map { (index, $0.id) }
         }
+        // Overrides the import made events of their own (Graph refused to move their occurrence past a
+        // neighbour's day) carry the series' UID and their RECURRENCE-ID: they go with the series.
+        let moved = lookedUp.flatMap { index in
+            items[index].event.movedOccurrenceKeys.map { (index: index, key: $0.key) }
+        }
+        let movedAnswers = try client.batch(
+            moved.enumerated().map { position, moved in
+                BatchRequest(id: "\(position)", method: "GET", url: run.lookupURL(key: moved.key))
+            })
+        for (moved, answer) in zip(moved, movedAnswers) where results[moved.index].outcome != .failed {
+            let targets = (run.found(answer) ?? []).filter { seen.insert($0.id).inserted }
+            guard !targets.isEmpty else { continue }
+            results[moved.index].outcome = .removed
+            results[moved.index].eventIDs += targets.map(\.id)
+            results[moved.index].isPreview = dryRun
+            deletes += targets.map { (moved.index, $0.id) }
+        }
         guard !dryRun else { return results }
         let deleted = try client.batch(
             deletes.enumerated().map { position, delete in

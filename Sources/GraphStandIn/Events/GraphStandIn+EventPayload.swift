@@ -14,6 +14,8 @@ extension GraphStandIn {
         case missing
         case badDateTime(String)
         case unsupportedZone(String)
+        /// A local time that names no instant (`readings` 0: a spring-forward gap) or two (2: a fold).
+        case notOneInstant(text: String, zone: String, readings: Int)
     }
 
     static func parseWhen(_ value: Any?, seeding: Bool) -> Result<When, WhenError> {
@@ -23,6 +25,12 @@ extension GraphStandIn {
         let zoneName = (object["timeZone"] as? String) ?? (seeding ? "UTC" : "")
         guard let zone = timeZone(named: zoneName) else { return .failure(.unsupportedZone(zoneName)) }
         guard var local = GraphDateTime(text) else { return .failure(.badDateTime(text)) }
+        // How Graph reads a local time in a gap or a fold is on no page: refused, so that nothing can come to
+        // depend on a guess (docs/STAND-IN.md). Seeded events (Graph's own answers) are taken as they are.
+        let readings = local.readings(in: zone)
+        if !seeding, readings != 1 {
+            return .failure(.notOneInstant(text: text, zone: zoneName, readings: readings))
+        }
         let instant = local.instant(in: zone)
         if local.offset != nil { local = GraphDateTime(instant, in: zone) }
         local.offset = nil

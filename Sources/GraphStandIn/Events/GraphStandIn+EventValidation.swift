@@ -98,6 +98,13 @@ extension GraphStandIn {
         case .badDateTime(let text):
             return graphError(
                 400, "UnableToDeserializePostBody", "were unable to deserialize the dateTime value '\(text)'.", context)
+        case .notOneInstant(let text, let zone, let readings):
+            // On no page: the stand-in's own refusal (docs/STAND-IN.md).
+            let why = readings == 0 ? "does not exist (the clocks go forward)" : "occurs twice (the clocks go back)"
+            return graphError(
+                400, "ErrorPropertyValidationFailure",
+                "At least one property failed validation: '\(field)' \(text) in '\(zone)' \(why); the graph-ics "
+                    + "stand-in refuses a local time that names no instant or two.", context)
         }
     }
 

@@ -156,6 +156,13 @@ extension GraphStandIn {
         case .success(let found): update = found
         case .failure(let rejection): return rejection.response
         }
+        if update.movesTimes, locked({ Self.crossesNeighbour(event, movedTo: update.start.instant, in: $0) }) {
+            // api/event-update.md (Response): "an occurrence cannot be moved to or before the day of the previous
+            // occurrence, and cannot be moved to or after the day of the following occurrence".
+            return graphError(
+                400, "ErrorOccurrenceCrossingBoundary",
+                "Modified occurrence is crossing or overlapping adjacent occurrence.", context)
+        }
         let now = Date()
         let updated: StoredEvent? = locked { state in
             guard state.events[id] != nil else { return nil }
@@ -223,6 +230,15 @@ extension GraphStandIn {
     {
         var event = original
         apply(update.changes, properties: update.properties, to: &event, now: now)
+        if disablesOnlineMeeting(update.changes, of: original) {
+            // "Inadvertently removing the meeting blob from the body would disable meeting online"
+            // (api/event-update.md, "body property and online meetings"). The blob's form is on no page, so
+            // every new body counts as one without it.
+            event.fields["isOnlineMeeting"] = false
+            event.fields["onlineMeeting"] = NSNull()
+            event.fields["onlineMeetingUrl"] = NSNull()
+            state.disabledOnlineMeetings.append(event.id)
+        }
         if update.movesTimes {
             event.start = update.start.instant
             event.end = update.end.instant
@@ -270,6 +286,41 @@ extension GraphStandIn {
             }
         }
         return event
+    }
+
+    /// Whether moving the occurrence or exception `event` to start at `start` puts it on or before the day of
+    /// the series' previous occurrence, or on or after the day of its following one (by original start; the
+    /// neighbours where they are now), days counted in the series' zone.
+    static func crossesNeighbour(_ event: StoredEvent, movedTo start: Date, in state: State) -> Bool {
+        guard event.type == "occurrence" || event.type == "exception", let masterID = event.seriesMasterID,
+            let master = state.events[masterID]
+        else { return false }
+        let range = (master.fields["recurrence"] as? [String: Any])?["range"] as? [String: Any]
+        guard
+            let zone = (range?["recurrenceTimeZone"] as? String).flatMap(timeZone(named:))
+                ?? timeZone(named: master.startZone)
+        else { return false }
+        func original(_ other: StoredEvent) -> Date {
+            (other.fields["originalStart"] as? String).flatMap { GraphDateTime($0)?.instant(in: utc) } ?? other.start
+        }
+        func day(_ instant: Date) -> Int {
+            let local = GraphDateTime(instant, in: zone)
+            return GraphDateTime.days(year: local.year, month: local.month, day: local.day)
+        }
+        let own = original(event)
+        let siblings = state.events.values.filter { $0.seriesMasterID == masterID && $0.id != event.id }
+        let previous = siblings.filter { original($0) < own }.max { original($0) < original($1) }
+        let following = siblings.filter { original($0) > own }.min { original($0) < original($1) }
+        let newDay = day(start)
+        if let previous, newDay <= day(previous.start) { return true }
+        if let following, newDay >= day(following.start) { return true }
+        return false
+    }
+
+    /// Whether a PATCH replaces the body of an online meeting without turning the meeting off itself.
+    static func disablesOnlineMeeting(_ changes: [String: Any], of event: StoredEvent) -> Bool {
+        event.fields["isOnlineMeeting"] as? Bool == true && changes["body"] != nil
+            && changes["isOnlineMeeting"] as? Bool != false
     }
 
     /// Merges changed properties and extended properties (matched by id) into an event, with a new change

@@ -95,4 +95,9 @@ extension GraphStandIn {
     /// One address per attendee Graph would have mailed a meeting update (a PATCH of a meeting the mailbox
     /// organises that changes more than its attendees).
     public var sentUpdates: [String] { locked { $0.sentUpdates } }
+
+    /// The ids of online meetings a PATCH of their body disabled: the body sent without the meeting blob
+    /// Graph keeps in it ("Inadvertently removing the meeting blob from the body would disable meeting
+    /// online", api/event-update.md); the join link is gone for every attendee.
+    public var disabledOnlineMeetings: [String] { locked { $0.disabledOnlineMeetings } }
 }

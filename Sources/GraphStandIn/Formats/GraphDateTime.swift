@@ -149,6 +149,20 @@ struct GraphDateTime: Equatable {
         return Date(timeIntervalSince1970: Double(utc) + fraction)
     }
 
+    /// How many instants this wall-clock time names in `zone`: 0 in a gap (clocks go forward), 2 in a fold
+    /// (clocks go back), 1 otherwise; 1 when the text carried an offset.
+    func readings(in zone: TimeZone) -> Int {
+        guard offset == nil else { return 1 }
+        let local = secondsAsUTC
+        let offsets = Set(
+            stride(from: -26, through: 26, by: 2).map {
+                zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(local + $0 * 3600)))
+            })
+        return offsets.filter {
+            zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(local - $0))) == $0
+        }.count
+    }
+
     /// The wall-clock reading of `date` in `zone`.
     init(_ date: Date, in zone: TimeZone) {
         let allTicks = Int((date.timeIntervalSince1970 * 10_000_000).rounded())

@@ -61,6 +61,8 @@ extension GraphStandIn {
         var sentInvitations: [String] = []
         var sentCancellations: [String] = []
         var sentUpdates: [String] = []
+        /// Online meetings a PATCH of their body turned off (api/event-update.md), by event id.
+        var disabledOnlineMeetings: [String] = []
         var sentResponses: [SentResponse] = []
     }
 }

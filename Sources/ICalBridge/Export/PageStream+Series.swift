@@ -47,6 +47,8 @@ extension GraphToICS.PageStream {
         var key: Int64
         var start: Int64
         var end: Int64
+        /// Whether its wall-clock start does not exist in the series' zone (a spring-forward gap).
+        var inGap = false
     }
 
     /// How the master's DTSTART is written, which RECURRENCE-ID and EXDATE follow.
@@ -146,7 +148,10 @@ extension GraphToICS.PageStream {
     /// Every occurrence Graph returned must be one the RRULE produces. An occurrence of the pattern in the
     /// exported range that Graph did not return was moved (an exception, looked up with `instances`) or
     /// deleted (an EXDATE).
-    func writeSeries(_ id: String, master: GraphEvent, state: inout SeriesState, instances: InstancePages?) throws {
+    func writeSeries(_ id: String, master graphMaster: GraphEvent, state: inout SeriesState, instances: InstancePages?)
+        throws
+    {
+        let master = Self.inRecurrenceZone(graphMaster)
         let series = try seriesRecurrence(of: master)
         let times = series.times
         let horizon = range?.upperBound ?? (state.seen.max() ?? times.start)
@@ -167,7 +172,57 @@ extension GraphToICS.PageStream {
         }
         let written = try writeMaster(
             master, times: times, deleted: missing.map { occurrences[$0].key }, state: state)
-        try writeOverrides(written.overrides, uid: written.uid, times: times)
+        let gaps = gapOverrides(
+            master, occurrences: occurrences, times: times, state: state,
+            taken: Set(missing.map { occurrences[$0].key }))
+        try writeOverrides(
+            written.overrides + gaps, uid: written.uid, times: times, inUTC: Set(gaps.map(\.originalStart)))
+    }
+
+    /// The occurrences Graph returned whose wall-clock start falls in a spring-forward gap of the series'
+    /// zone and that are not exceptions (which are overrides already), EXDATEs or left out: each as an
+    /// override of the master at its exact times in UTC, as Graph holds it. RFC 5545 §3.3.10 lets a strict
+    /// reader drop such an occurrence of the RRULE, and the readers that keep it place it differently.
+    func gapOverrides(
+        _ master: GraphEvent, occurrences: [PatternOccurrence], times: EventEncoder.Times, state: SeriesState,
+        taken: Set<Int64>
+    ) -> [(originalStart: Int64, event: GraphEvent)] {
+        guard !times.isAllDay else { return [] }
+        let gaps = occurrences.filter(\.inGap)
+        guard !gaps.isEmpty else { return [] }
+        let seen = Set(state.seen)
+        var skipped = taken.union(state.cancelled).union(state.leftOut)
+        skipped.formUnion(state.exceptions.map(\.originalStart))
+        return gaps.filter { seen.contains($0.key) && !skipped.contains($0.key) }.map { occurrence in
+            var event = master
+            event.recurrence = nil
+            event.type = "occurrence"
+            event.start = GraphDateTimeTimeZone(instant: occurrence.start, graphZone: nil)
+            event.end = GraphDateTimeTimeZone(instant: occurrence.end, graphZone: nil)
+            event.originalStartTimeZone = "UTC"
+            event.originalEndTimeZone = "UTC"
+            return (occurrence.key, event)
+        }
+    }
+
+    /// The master as its pattern runs. Graph repeats a pattern in the wall-clock time of
+    /// `range.recurrenceTimeZone`, which is not the master's `originalStartTimeZone` when a series was created
+    /// in one zone and its pattern kept in another, or its zone was changed later in Outlook (MS-OXOCAL keeps a
+    /// pattern's times in the recurrence's own zone): the master's times are then shown in the recurrence's
+    /// zone, so that the RRULE repeats where Graph's occurrences are. All-day series keep their days.
+    static func inRecurrenceZone(_ master: GraphEvent) -> GraphEvent {
+        guard master.isAllDay != true, let name = master.recurrence?.range?.recurrenceTimeZone,
+            case .resolved(let zone, _) = ZoneResolver.resolve(name)
+        else { return master }
+        if case .resolved(let shown, _) = ZoneResolver.resolve(master.originalStartTimeZone), shown == zone {
+            return master
+        }
+        var inZone = master
+        if master.originalEndTimeZone == nil || master.originalEndTimeZone == master.originalStartTimeZone {
+            inZone.originalEndTimeZone = name
+        }
+        inZone.originalStartTimeZone = name
+        return inZone
     }
 
     /// The master's recurrence, times and RRULE, or why the series cannot be written as one.
@@ -280,9 +335,10 @@ extension GraphToICS.PageStream {
     }
 
     /// Writes each exception as an override of the master `uid`, with its RECURRENCE-ID, in the order of
-    /// their original starts.
+    /// their original starts; the RECURRENCE-ID in UTC for the original starts in `inUTC`.
     func writeOverrides(
-        _ exceptions: [(originalStart: Int64, event: GraphEvent)], uid: String, times: EventEncoder.Times
+        _ exceptions: [(originalStart: Int64, event: GraphEvent)], uid: String, times: EventEncoder.Times,
+        inUTC: Set<Int64> = []
     )
         throws(ICalBridgeError)
     {
@@ -298,7 +354,7 @@ extension GraphToICS.PageStream {
             }
             diagnostics += found
             var line = ContentLines(capacity: 96)
-            form.write(
+            (inUTC.contains(original) ? StartForm.utc : form).write(
                 "RECURRENCE-ID", key: key(ofOriginal: original, times: times), into: &line, uses: &override.zoneUses)
             override.text = Self.splice(line.bytes, into: override.text)
             try writer.add(override)
@@ -342,7 +398,10 @@ extension GraphToICS.PageStream {
                         end: dayZone.instant(forLocal: local.date.adding(days: allDayLength))))
             } else {
                 let start = zone.instant(forLocal: local)
-                result.append(PatternOccurrence(key: start, start: start, end: start + (times.end - times.start)))
+                result.append(
+                    PatternOccurrence(
+                        key: start, start: start, end: start + (times.end - times.start),
+                        inGap: zone.instants(forLocal: local).isEmpty))
             }
         }
         return result

@@ -42,6 +42,7 @@ extension EventDecoder {
                 steps.append(.patchOccurrence(originalStart: text, changes: changes))
             }
         }
+        steps += exactOccurrences(start: start, rrule: rrule, taken: steps, context: &context)
         return (steps, separate)
     }
 

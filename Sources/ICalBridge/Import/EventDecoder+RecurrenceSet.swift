@@ -130,7 +130,12 @@ extension EventDecoder {
                 untilToLocal: { zone.localTime(at: $0) })
             occurrences.formUnion(expanded)
         }
-        return Set(zip(keys, locals).filter { $0.1 <= through && !occurrences.contains($0.1) }.map(\.0))
+        let strays = zip(keys, locals).filter { $0.1 <= through && !occurrences.contains($0.1) }.map(\.0)
+        guard !start.isDate, !strays.isEmpty else { return Set(strays) }
+        // An occurrence whose wall-clock start is in a spring-forward gap is at an instant whose wall-clock
+        // time is another (02:30 is 03:30): a RECURRENCE-ID in UTC names it by that instant.
+        let instants = Set(occurrences.map { WallClock.instant(forLocal: $0, utcOffset: zone.utcOffset(at:)) })
+        return Set(strays.filter { !instants.contains($0) })
     }
 
     /// An override whose RECURRENCE-ID (`recurrenceID`) is no occurrence of its series, as an event of its own

@@ -89,17 +89,21 @@ extension EventDecoder {
     }
 
     /// The exact instant of a DATE-TIME value, and how to tell Graph: local time in the Windows zone of
-    /// its zone (re-derived from the instant, so the instant stays exact), or UTC.
+    /// its zone (re-derived from the instant, so the instant stays exact), or UTC. A local time that names
+    /// no instant or two (a spring-forward gap, the repeated hour of a fold) goes in UTC: the instant RFC 5545
+    /// §3.3.5 gives it, which no local time names exactly, and how Graph reads one is on no page.
     mutating func place(_ value: TimeValue, context: inout Context) -> Placed? {
         let instant: Int64
         var graphZone: ICalZone?
         var source: (any ZoneOffsets)?
+        var readings = 1
         if value.isUTC {
             instant = value.civil.secondsSinceEpoch
         } else if let tzid = value.tzid {
             switch sourceZone(tzid, context: &context) {
             case .known(let zone):
                 instant = zone.instant(forLocal: value.civil)
+                readings = zone.instants(forLocal: value.civil).count
                 graphZone = zone.graphZone
                 source = zone == .utc ? nil : zone
             case .embedded(let embedded):
@@ -112,6 +116,7 @@ extension EventDecoder {
         } else if let user = options.userZone {
             readsFloatingTimes = true
             instant = user.instant(forLocal: value.civil)
+            readings = user.instants(forLocal: value.civil).count
             graphZone = user.graphZone
             source = user == .utc ? nil : user
         } else {
@@ -119,6 +124,7 @@ extension EventDecoder {
             context.warningOnce("floating time (no TZID, no Z) read as UTC; give your zone with --tz")
             instant = value.civil.secondsSinceEpoch
         }
+        if readings != 1 { graphZone = nil }
         return Placed(
             instant: instant, graphZone: graphZone,
             graph: GraphDateTimeTimeZone(instant: instant, graphZone: graphZone),

@@ -168,3 +168,32 @@ extension ImportIdentity {
         return text.trimmingCharacters(in: .whitespaces).uppercased()
     }
 }
+
+extension PlannedEvent {
+    /// An override of this series that Graph refused to apply to its occurrence (moved onto or past the day
+    /// of a neighbour: `ErrorOccurrenceCrossingBoundary`, `api/event-update.md`), as a single event of its
+    /// own: the override's payload (`changes`), with the series' source UID and the RECURRENCE-ID of the
+    /// occurrence (`originalStart`, `2027-01-19T18:00:00Z` or a date), identified like every imported event so
+    /// that a retry creates it once.
+    public func movedOccurrence(originalStart: String, changes: GraphEvent) -> PlannedEvent {
+        var payload = changes
+        payload.recurrence = nil
+        var moved = PlannedEvent(
+            payload: payload, sourceUID: sourceUID,
+            recurrenceID: originalStart.filter { $0 != "-" && $0 != ":" }, sequence: sequence,
+            timestamp: timestamp, method: method, isCancelled: false, followUps: [], settings: settings)
+        ImportIdentity.identify(&moved)
+        return moved
+    }
+
+    /// The identity keys (``ImportIdentity/key(uid:recurrenceID:)``) of the overrides of this series, had Graph
+    /// refused them and the import made them events of their own (``movedOccurrence(originalStart:changes:)``),
+    /// with the follow-up each comes from: what `--verify` and `--undo` look for besides the series.
+    public var movedOccurrenceKeys: [(originalStart: String, changes: GraphEvent, key: String)] {
+        followUps.compactMap { step in
+            guard case .patchOccurrence(let originalStart, let changes) = step else { return nil }
+            let moved = movedOccurrence(originalStart: originalStart, changes: changes)
+            return (originalStart, changes, ImportIdentity.key(uid: moved.sourceUID, recurrenceID: moved.recurrenceID))
+        }
+    }
+}

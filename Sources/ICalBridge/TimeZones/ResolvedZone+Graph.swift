@@ -28,8 +28,14 @@ extension GraphDateTimeTimeZone {
     }
 
     /// `instant` as local time in `graphZone` (a ``ResolvedZone/graphZone``) with its Windows name; UTC for nil.
+    ///
+    /// An instant whose wall-clock time in `graphZone` occurs twice (the repeated hour when clocks go back) is
+    /// sent in UTC: how Graph reads a local time in a fold is on no page (.NET takes the standard-time one,
+    /// RFC 5545 the first), and only UTC names the instant.
     init(instant: Int64, graphZone: ICalZone?) {
-        guard let graphZone, let windows = WindowsZones.windows(forIANA: graphZone.name) else {
+        guard let graphZone, let windows = WindowsZones.windows(forIANA: graphZone.name),
+            graphZone.localTimeIsExact(at: instant)
+        else {
             self.init(dateTime: CivilDateTime(secondsSinceEpoch: instant).description, timeZone: "UTC")
             return
         }

@@ -37,6 +37,15 @@ public enum ResolvedZone: Equatable, Sendable {
         }
     }
 
+    /// The instants whose wall-clock time in this zone is `local`: none in a gap (spring forward), two in a
+    /// fold (fall back), one otherwise.
+    public func instants(forLocal local: CivilDateTime) -> [Int64] {
+        switch self {
+        case .utc: return [local.secondsSinceEpoch]
+        case .zone(let zone): return zone.instants(forLocal: local)
+        }
+    }
+
     /// A zone resolved from an IANA name, UTC for the zero-offset `Etc` zones.
     public static func iana(_ name: String) -> ResolvedZone? {
         guard let known = TZData.system.knownName(name), let zone = ICalZone.named(known) else { return nil }
