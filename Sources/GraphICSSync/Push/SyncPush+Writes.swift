@@ -114,6 +114,9 @@ extension SyncPush {
         if !landed {
             try beforeWriting?(action)
             var payload = event.updatePayload
+            // An online meeting keeps its join details in its body: a body sent without them turns the
+            // meeting off for every attendee (api/event-update.md), so the push never sends one.
+            if graph.standing.isOnlineMeeting { payload.body = nil }
             payload.singleValueExtendedProperties =
                 (payload.singleValueExtendedProperties ?? [])
                 + [GraphSingleValueExtendedProperty(id: Self.filePropertyID, value: Self.fileValue(file.sha256))]

@@ -105,3 +105,24 @@ import Testing
         #expect(fixture.standIn.sentUpdates.isEmpty)
     }
 }
+
+/// Sync's push never sends the body of an online meeting: Graph would turn the meeting off for everybody.
+@Suite struct SyncPushOnlineMeetingTests {
+    @Test func anEditedOnlineMeetingKeepsItsMeeting() throws {
+        let fixture = try EngineFixture()
+        try fixture.standIn.addEvent([
+            "id": "standup", "subject": "Team call", "iCalUId": "uid-call", "isOnlineMeeting": true,
+            "onlineMeetingProvider": "teamsForBusiness",
+            "body": ["contentType": "html", "content": "<html><body>Join the call</body></html>"],
+            "start": ["dateTime": "2026-12-08T10:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-08T11:00:00", "timeZone": "UTC"],
+        ])
+        _ = try fixture.run()
+        try fixture.editSummary("uid-call.ics", to: "Team call (agenda)")
+        let report = try fixture.run()
+        #expect(EngineFixture.outcomes(report)["uid-call.ics"] == .pushed(.changed), "\(report.items)")
+        #expect(fixture.subject("standup") == "Team call (agenda)")
+        #expect(fixture.standIn.disabledOnlineMeetings.isEmpty, "the online meeting is still on")
+        #expect(fixture.standIn.event(id: "standup")?["isOnlineMeeting"] as? Bool == true)
+    }
+}
