@@ -12,7 +12,7 @@ struct SyncCommand: Command {
     static let synopsis = [
         "DIR [--calendar NAME|ID] [--user UPN] [--past DAYS] [--future DAYS]",
         "[--pull-only | --push-only] [--conflict ask|graph|local] [--allow-mass-delete]",
-        "[--as-meeting --yes] [--tz ZONE] [--reset] [--dry-run] [--json] [--quiet] [-v]",
+        "[--as-meeting --yes] [--discard FILE] [--tz ZONE] [--reset] [--dry-run] [--json] [--quiet] [-v]",
     ]
     static let discussion = """
         Keeps the folder DIR (created when missing) and a calendar in step. DIR is a vdir, as khal
@@ -37,12 +37,16 @@ struct SyncCommand: Command {
         re-read (at most about a month).
 
         Conflicts (an item changed on both sides): --conflict ask asks on a terminal (keep mine,
-        keep Outlook's, skip) and elsewhere changes neither side and reports it (exit 1); graph or
-        local settle it. The losing version's text is kept in the conflicts folder, never lost.
+        keep Outlook's, skip), showing what differs, and elsewhere changes neither side and
+        reports it (exit 1); graph or local settle it. The losing version's text is kept in the
+        conflicts folder, never lost. --discard FILE gives up one file's local changes for
+        Outlook's version.
 
         Nobody is mailed: events are created without attendees, and a change or deletion of an
-        event with attendees that you organise (Graph would mail them) is held and reported, until
-        it is run with --as-meeting --yes. A run that would delete more than a fifth of the items
+        event with attendees that you organise (Graph would mail them) is held and reported once
+        (later runs count it in the summary, exit 0), until it is run with --as-meeting --yes or
+        the file is given to --discard. A conflict settled with "keep mine" for such a meeting
+        stays settled while it is held. A run that would delete more than a fifth of the items
         (and more than five) on either side stops before changing anything.
 
         The state (what the last run saw, per account, calendar and folder) and the conflicts
@@ -102,6 +106,10 @@ struct SyncCommand: Command {
         let dryRun = Flag("--dry-run", help: "Print what would be pulled and pushed; change nothing on either side.")
         let json = Flag("--json", help: "Print the report as one JSON document on standard output.")
         let quiet = Flag("-q", "--quiet", help: "Print only problems (failed, conflicting, refused items).")
+        let discard = Option<String>(
+            "--discard", value: "FILE",
+            help: "Give up the local changes of this item file of DIR: it is replaced with Outlook's version, and its "
+                + "text is kept in the conflicts folder first.")
         let connection = ConnectionOptions.Declarations()
     }
 
@@ -118,6 +126,7 @@ struct SyncCommand: Command {
     var dryRun: Bool
     var json: Bool
     var quiet: Bool
+    var discard: String?
     var connection: ConnectionOptions
 
     init(_ parsed: Parsed<Options>) throws(UsageError) {
@@ -151,6 +160,7 @@ struct SyncCommand: Command {
         dryRun = parsed[\.dryRun]
         json = parsed[\.json]
         quiet = parsed[\.quiet]
+        discard = try parsed[\.discard]
         connection = try ConnectionOptions(parsed.group(\.connection))
     }
 
@@ -193,6 +203,15 @@ struct SyncCommand: Command {
         options.notifiesAttendees = asMeeting
         options.startsOver = reset
         options.zone = try zone(session, account: account, stateDirectory: stateDirectory, terminal)
+        if let discard {
+            let name = (discard as NSString).lastPathComponent
+            guard try state.items(of: pairing).contains(where: { $0.fileName == name }) else {
+                throw UsageError(
+                    "--discard \(discard): no item file of that name was synced in \(folder.path); it names one of "
+                        + "the folder's .ics files")
+            }
+            options.discarding = [name]
+        }
         var run = SyncRun(
             client: session.client, state: state, pairing: pairing, folder: folder, stateDirectory: stateDirectory,
             options: options)
@@ -295,8 +314,17 @@ struct SyncCommand: Command {
         terminal.err(
             "conflict: \(conflict.fileName)\(name) was \(conflict.local.rawValue) here and "
                 + "\(conflict.graph.rawValue) in Outlook since the last sync.")
+        for line in conflict.differences {
+            terminal.err("  " + PrintableText.printable(line, lineBreaks: " "))
+        }
+        let mine =
+            conflict.mailsAttendees > 0
+            ? "keep [m]ine (a meeting you organise: held until a run with --as-meeting --yes, which mails its "
+                + "\(conflict.mailsAttendees) attendee\(conflict.mailsAttendees == 1 ? "" : "s"))"
+            : "keep [m]ine"
         while true {
-            terminal.err("Keep [m]ine, keep [o]utlook's, or [s]kip (change neither)?")
+            terminal.err(
+                "\(mine.prefix(1).uppercased() + mine.dropFirst()), keep [o]utlook's, or [s]kip (change neither)?")
             guard let answer = read()?.trimmingCharacters(in: .whitespaces).lowercased() else { return .skip }
             switch answer {
             case "m", "mine": return .local

@@ -135,6 +135,21 @@ import Testing
         #expect(!result.out.contains("Graph sent") && result.out.contains("sync: 1 failed"), "\(result.out)")
     }
 
+    @Test func discardReplacesAnEditedFileAndRefusesAFileNeverSynced() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        let path = fixture.folder + "/uid-lunch.ics"
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        try text.replacingOccurrences(of: "SUMMARY:Lunch\r\n", with: "SUMMARY:My lunch\r\n").write(
+            toFile: path, atomically: true, encoding: .utf8)
+        let unknown = try fixture.sync(["--discard", "no-such.ics"])
+        #expect(unknown.status == 64 && unknown.err.contains("--discard no-such.ics"), "\(unknown.err)")
+        let discarded = try fixture.sync(["--discard", path])
+        #expect(discarded.status == 0, "\(discarded.out) \(discarded.err)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "Outlook's version is back")
+        #expect(discarded.out.contains("yours is kept under"), "\(discarded.out)")
+    }
+
     @Test func aServerSideChangeArrivesAndQuietPrintsNothing() throws {
         let fixture = try Fixture()
         #expect(try fixture.sync().status == 0)

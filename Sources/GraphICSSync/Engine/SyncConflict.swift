@@ -7,15 +7,22 @@ public struct SyncConflict: Sendable, Equatable {
     public var local: SyncReport.Change
     /// What Outlook did to the event.
     public var graph: SyncReport.Change
+    /// What differs between the two versions, one line per property (`subject: "A" here, "B" in Outlook`).
+    public var differences: [String]
+    /// How many attendees Graph would mail if the local version won (0: nobody).
+    public var mailsAttendees: Int
 
     public init(
-        fileName: String, uid: String?, subject: String?, local: SyncReport.Change, graph: SyncReport.Change
+        fileName: String, uid: String?, subject: String?, local: SyncReport.Change, graph: SyncReport.Change,
+        differences: [String] = [], mailsAttendees: Int = 0
     ) {
         self.fileName = fileName
         self.uid = uid
         self.subject = subject
         self.local = local
         self.graph = graph
+        self.differences = differences
+        self.mailsAttendees = mailsAttendees
     }
 }
 

@@ -47,6 +47,9 @@ public struct SyncOptions: Sendable {
     public var startsOver = false
     /// How long a run waits for another sync of the same folder to finish.
     public var lockTimeout: Duration = .seconds(5)
+    /// `--discard FILE`: item files whose local changes are given up for Outlook's version (read again from
+    /// Graph, the file's text kept in the conflicts folder first).
+    public var discarding: Set<String> = []
 
     public init(window: SyncWindow) {
         self.window = window

@@ -19,6 +19,7 @@ extension SyncReport {
             "counts": counts,
             "unsentLocalChanges": unsentLocalChanges,
             "confirmations": confirmations,
+            "heldBefore": heldBefore,
             "diagnostics": diagnostics.map(\.description),
             "refusal": refusal.map { refusal -> Any in
                 [
@@ -54,7 +55,8 @@ extension SyncReport.Item {
         case .held(let attendees):
             object["outcome"] = "held"
             object["attendees"] = attendees
-        case .conflict(let resolution, let kept, let reason):
+        case .conflict(let resolution, let kept, let reason, let mails):
+            object["mailsAttendees"] = mails
             object["outcome"] = "conflict"
             object["resolution"] = resolution.rawValue
             object["kept"] = kept ?? NSNull()

@@ -27,8 +27,9 @@ public struct SyncReport: Sendable, Equatable {
         case pushed(Change)
         /// Not sent: Graph would mail `attendees` people about it (`--as-meeting --yes` sends it).
         case held(attendees: Int)
-        /// Changed on both sides: how it ended, the kept loser's path, and why it is a conflict.
-        case conflict(Resolution, kept: String?, reason: String?)
+        /// Changed on both sides: how it ended, the kept loser's path, why it is a conflict, and how many
+        /// attendees Graph would mail if the local version won (0: nobody).
+        case conflict(Resolution, kept: String?, reason: String?, mails: Int = 0)
         /// Graph or the disk refused this item; the others went on.
         case failed(reason: String, requestID: String?)
         /// The item cannot be synced as it is (a rule Graph cannot hold, …); nothing was sent.
@@ -54,7 +55,7 @@ public struct SyncReport: Sendable, Equatable {
         /// Whether the item makes the run end with status 1.
         public var isProblem: Bool {
             switch outcome {
-            case .failed, .refused, .conflict(.skip, _, _): true
+            case .failed, .refused, .conflict(.skip, _, _, _): true
             case .pulled, .pushed, .held, .conflict, .outsideWindow: false
             }
         }
@@ -74,6 +75,8 @@ public struct SyncReport: Sendable, Equatable {
     public var unsentLocalChanges = 0
     /// Set when the mass-deletion guard stopped the run before anything changed.
     public var refusal: MassDeletionGuard.Refusal?
+    /// Items held again with the local change a run already reported as held (counted, not listed).
+    public var heldBefore = 0
     /// How many items the round no longer showed Graph was asked about (a file is deleted only when Graph
     /// answers that the event is gone).
     public var confirmations = 0
@@ -112,7 +115,7 @@ extension SyncReport.Outcome {
 
     /// What follows the item's name on a conflict's line.
     func conflictNote(dryRun: Bool) -> String? {
-        guard case .conflict(let resolution, let kept, let reason) = self else { return nil }
+        guard case .conflict(let resolution, let kept, let reason, let mails) = self else { return nil }
         let why = reason ?? "changed here and in Outlook since the last sync"
         switch (resolution, dryRun) {
         case (.graph, true): return "\(why); would keep Outlook's version and copy yours to the conflicts folder"
@@ -121,6 +124,10 @@ extension SyncReport.Outcome {
             return kept.map { "Outlook's version kept; yours is kept under \($0)" } ?? "Outlook's version kept"
         case (.local, false):
             return kept.map { "your version kept; Outlook's is kept under \($0)" } ?? "your version kept"
+        case (.skip, _) where mails > 0:
+            return "\(why); neither side changed (--conflict graph keeps Outlook's version; yours is a meeting "
+                + "you organise, so keeping it takes --conflict local --as-meeting --yes, which mails its \(mails) "
+                + "attendee\(mails == 1 ? "" : "s"))"
         case (.skip, _):
             return "\(why); neither side changed (run with --conflict graph or --conflict local to settle it)"
         }
@@ -176,6 +183,9 @@ extension SyncReport {
         var text =
             refusal.map { "stopped: " + $0.description }
             ?? (parts.isEmpty ? "no changes" : parts.joined(separator: ", "))
+        if heldBefore > 0 {
+            text += "; \(heldBefore) held as before (--as-meeting --yes sends them)"
+        }
         if confirmations > 0 {
             text += "; asked Graph about \(confirmations) event\(confirmations == 1 ? "" : "s") gone from the window"
         }

@@ -69,15 +69,28 @@ public struct SyncRun {
             report.refusal = error
             return report
         }
-        let conflicts = try Self.conflicts(pullPlan, pushPlan).filter { try !sentBefore($0, pushPlan) }
-        let resolutions = resolve(conflicts)
+        let records = Dictionary(try state.items(of: pairing).map { ($0.fileName, $0) }) { first, _ in first }
+        let held = Self.heldAgain(pushPlan, records: records).subtracting(options.discarding)
+        let found = try Self.conflicts(pullPlan, pushPlan).filter { try !sentBefore($0, pushPlan) }
+        let conflicts = try describe(found.filter { !held.contains($0.fileName) }, pullPlan, pushPlan)
+        var resolutions = resolve(conflicts)
+        // Settled before as yours and held since (a meeting Graph would mail about): the same answer, quietly.
+        for conflict in found where held.contains(conflict.fileName) && options.direction.pushes {
+            resolutions[conflict.fileName] = .local
+        }
         if !options.direction.pushes {
             report.unsentLocalChanges = pushPlan.fileNames.subtracting(resolutions.keys).count
         }
         if options.dryRun {
             report.items = planned(pullPlan, pushPlan, conflicts, resolutions)
         } else {
-            report.items = try apply(pullPlan, conflicts, resolutions)
+            report.items = try apply(pullPlan, conflicts, resolutions, settled: held)
+            // A held item is reported once per local change; after that the summary counts it.
+            let quiet = report.items.filter { item in
+                if case .held = item.outcome { held.contains(item.fileName) } else { false }
+            }
+            report.heldBefore = quiet.count
+            report.items.removeAll { item in quiet.contains(item) }
             try writeMetadata(round: report.round)
         }
         return report
@@ -89,7 +102,7 @@ public struct SyncRun {
         SyncPull(
             client: client, state: state, pairing: pairing, folder: folder,
             calendar: options.calendarID.map { .other(id: $0) } ?? .primary,
-            options: ExportOptions(fallbackZone: options.zone, file: folder.path))
+            options: ExportOptions(fallbackZone: options.zone, file: folder.path), rereading: options.discarding)
     }
 
     var push: SyncPush {
@@ -101,61 +114,20 @@ public struct SyncRun {
                 calendarID: options.calendarID))
     }
 
-    // MARK: Conflicts
-
-    /// The items the pull kept back for a local edit that the push would send: changed on both sides.
-    static func conflicts(_ pullPlan: PullPlan?, _ pushPlan: PushPlan) -> [SyncConflict] {
-        guard let pullPlan else { return [] }
-        let actions = Dictionary(pushPlan.actions.map { ($0.fileName, $0) }) { first, _ in first }
-        return pullPlan.keptLocalChanges.compactMap { kept in
-            guard let action = actions[kept.fileName] else { return nil }
-            return SyncConflict(
-                fileName: kept.fileName, uid: kept.uid ?? action.uid, subject: action.subject,
-                local: SyncReport.Change(action.kind), graph: SyncReport.Change(kept.wouldHave))
-        }
-    }
-
-    /// Whether Graph's change of a conflict is the local file itself, sent by a run killed before it could
-    /// record it (Graph's event carries the file's hash, which every push writes): no conflict, the push
-    /// records it. One request per such item, and only for items changed on both sides.
-    func sentBefore(_ conflict: SyncConflict, _ pushPlan: PushPlan) throws -> Bool {
-        guard
-            let action = pushPlan.actions.first(where: { $0.fileName == conflict.fileName }), action.kind == .update,
-            let id = action.graphID ?? action.record?.graphID, let file = action.file
-        else { return false }
-        return try push.holdsFile(id, file.sha256)
-    }
-
-    /// Who wins each conflict: the policy, or under `ask` the resolver (skip without one, and in a dry run).
-    /// With `--pull-only` nothing is sent, so the local side cannot win.
-    func resolve(_ conflicts: [SyncConflict]) -> [String: SyncReport.Resolution] {
-        var resolutions: [String: SyncReport.Resolution] = [:]
-        for conflict in conflicts {
-            var resolution: SyncReport.Resolution
-            switch options.conflicts {
-            case .graph: resolution = .graph
-            case .local: resolution = .local
-            case .ask: resolution = options.dryRun ? .skip : resolver?(conflict) ?? .skip
-            }
-            if resolution == .local, !options.direction.pushes { resolution = .skip }
-            resolutions[conflict.fileName] = resolution
-        }
-        return resolutions
-    }
-
     // MARK: Applying
 
     /// Pulls (overwriting the conflicts Graph won, their local text archived first), then plans the push
     /// again and sends it (the conflicts the local side won with Graph's version archived first).
     private func apply(
-        _ pullPlan: PullPlan?, _ conflicts: [SyncConflict], _ resolutions: [String: SyncReport.Resolution]
+        _ pullPlan: PullPlan?, _ conflicts: [SyncConflict], _ resolutions: [String: SyncReport.Resolution],
+        settled: Set<String>
     ) throws -> [SyncReport.Item] {
         let winners = { (side: SyncReport.Resolution) in Set(resolutions.filter { $0.value == side }.keys) }
         var kept: [String: String] = [:]
         var items: [SyncReport.Item] = []
         let conflicting = Set(resolutions.keys)
         if let pullPlan {
-            for name in winners(.local).sorted() {
+            for name in winners(.local).subtracting(settled).sorted() {
                 if let graphVersion = pull.graphVersion(ofFile: name, in: pullPlan) {
                     kept[name] = try archive.keep(graphVersion, of: name, side: .graph)
                 }
@@ -187,9 +159,12 @@ public struct SyncRun {
             items.append(
                 SyncReport.Item(
                     fileName: conflict.fileName, uid: conflict.uid, subject: conflict.subject,
-                    outcome: .conflict(resolution, kept: kept[conflict.fileName], reason: nil)))
+                    outcome: .conflict(
+                        resolution, kept: kept[conflict.fileName], reason: nil, mails: conflict.mailsAttendees)))
         }
-        items += pushed.filter { !(winners(.local).contains($0.fileName) && Self.succeeded($0)) }.map(
+        // A conflict the local side won is reported as the conflict; one settled before (held since) as the push.
+        let reported = Set(conflicts.map(\.fileName))
+        items += pushed.filter { !(reported.contains($0.fileName) && Self.succeeded($0)) }.map(
             SyncReport.Item.init)
         return items
     }
@@ -249,7 +224,7 @@ public struct SyncRun {
         items += conflicts.map {
             SyncReport.Item(
                 fileName: $0.fileName, uid: $0.uid, subject: $0.subject,
-                outcome: .conflict(resolutions[$0.fileName] ?? .skip, kept: nil, reason: nil))
+                outcome: .conflict(resolutions[$0.fileName] ?? .skip, kept: nil, reason: nil, mails: $0.mailsAttendees))
         }
         if options.direction.pushes {
             items += pushPlan.problems.map(SyncReport.Item.init)

@@ -49,13 +49,16 @@ public struct SyncPull {
     public var pageSize = 1000
     /// Items written per batch and recorded per state transaction.
     public var batchSize = 200
+    /// Items whose Graph version is read again whatever their change key (`--discard FILE`).
+    public var rereading: Set<String> = []
     /// Tests only: runs after a batch's files are on disk and before the state records them (a crash there).
     var beforeRecording: (() throws -> Void)?
 
     public init(
         client: GraphClient, state: SyncState, pairing: SyncPairing, folder: VdirFolder,
-        calendar: PullCalendar = .primary, options: ExportOptions = ExportOptions()
+        calendar: PullCalendar = .primary, options: ExportOptions = ExportOptions(), rereading: Set<String> = []
     ) {
+        self.rereading = rereading
         self.client = client
         self.state = state
         self.pairing = pairing
@@ -74,7 +77,11 @@ public struct SyncPull {
     /// What pulling Graph's changes for `window` (the span the user asked for) would do: reads Graph and
     /// the folder, writes nothing (no file, no record, no delta link).
     public func plan(window asked: SyncWindow) throws -> PullPlan {
-        let records = try state.items(of: pairing)
+        let records = try state.items(of: pairing).map { record in
+            var read = record
+            if rereading.contains(record.fileName) { read.changeKey = nil }
+            return read
+        }
         let widened = SyncWindow(start: asked.start, end: asked.end + lookahead)
         let stored = try state.deltaCheckpoint(of: pairing)
         var plan: PullPlan

@@ -51,6 +51,11 @@ extension SyncPush {
         } catch {
             item.outcome = try Self.itemOutcome(error)
         }
+        if case .held = item.outcome {
+            // Remembered with the file's hash (none for a deletion): reported once per local change.
+            try state.setHeld(
+                action.kind == .delete ? Data() : action.file?.sha256, fileName: action.fileName, in: pairing)
+        }
         return item
     }
 

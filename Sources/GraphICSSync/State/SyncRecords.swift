@@ -47,10 +47,13 @@ public struct SyncItemRecord: Equatable, Sendable {
     /// round no longer showed it): its file stays, and rounds that compare the window do not ask about it
     /// again until Graph reports it or the window is re-anchored.
     public var outsideWindow: Bool
+    /// The hash of the file when a push last held the item (Graph would have mailed its attendees; empty for
+    /// a deletion held); nil when it was not held.
+    public var heldSHA256: Data?
 
     public init(
         fileName: String, uid: String, graphID: String?, changeKey: String?, size: Int64,
-        modificationNanoseconds: Int64, sha256: Data, outsideWindow: Bool = false
+        modificationNanoseconds: Int64, sha256: Data, outsideWindow: Bool = false, heldSHA256: Data? = nil
     ) {
         self.fileName = fileName
         self.uid = uid
@@ -60,6 +63,7 @@ public struct SyncItemRecord: Equatable, Sendable {
         self.modificationNanoseconds = modificationNanoseconds
         self.sha256 = sha256
         self.outsideWindow = outsideWindow
+        self.heldSHA256 = heldSHA256
     }
 
     /// Whether `entry` (a fresh `stat`) shows the file as it was recorded: same size and modification

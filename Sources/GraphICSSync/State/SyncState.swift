@@ -81,9 +81,12 @@ public final class SyncState {
         ALTER TABLE occurrence ADD COLUMN change_key TEXT;
         """,
         // Version 4: items Graph confirmed outside the window (a pull deletes a file only when Graph says
-        // the event is gone), so that later rounds over the window do not ask about them again.
+        // the event is gone), so that later rounds over the window do not ask about them again; and the hash
+        // of the file a push last held (Graph would have mailed attendees), so that it is reported once per
+        // local change and a conflict settled for the file stays settled while it is held.
         """
         ALTER TABLE item ADD COLUMN outside_window INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE item ADD COLUMN held_sha256 BLOB;
         """,
     ]
 
@@ -138,14 +141,15 @@ public final class SyncState {
     public func items(of pairing: SyncPairing) throws -> [SyncItemRecord] {
         try database.query(
             """
-            SELECT file_name, uid, graph_id, change_key, size, mtime_ns, sha256, outside_window FROM item
-            WHERE pairing = ? ORDER BY file_name
+            SELECT file_name, uid, graph_id, change_key, size, mtime_ns, sha256, outside_window, held_sha256
+            FROM item WHERE pairing = ? ORDER BY file_name
             """, [.integer(pairing.id)]
         ) { row in
             SyncItemRecord(
                 fileName: row.string(0) ?? "", uid: row.string(1) ?? "", graphID: row.string(2),
                 changeKey: row.string(3), size: row.int64(4), modificationNanoseconds: row.int64(5),
-                sha256: row.data(6) ?? Data(), outsideWindow: row.int64(7) != 0)
+                sha256: row.data(6) ?? Data(), outsideWindow: row.int64(7) != 0,
+                heldSHA256: row.isNull(8) ? nil : row.data(8) ?? Data())
         }
     }
 
@@ -154,17 +158,27 @@ public final class SyncState {
     public func upsert(_ item: SyncItemRecord, in pairing: SyncPairing) throws {
         try database.run(
             """
-            INSERT INTO item (pairing, file_name, uid, graph_id, change_key, size, mtime_ns, sha256, outside_window)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO item (
+                pairing, file_name, uid, graph_id, change_key, size, mtime_ns, sha256, outside_window, held_sha256)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (pairing, file_name) DO UPDATE SET uid = excluded.uid, graph_id = excluded.graph_id,
                 change_key = excluded.change_key, size = excluded.size, mtime_ns = excluded.mtime_ns,
-                sha256 = excluded.sha256, outside_window = excluded.outside_window
+                sha256 = excluded.sha256, outside_window = excluded.outside_window,
+                held_sha256 = excluded.held_sha256
             """,
             [
                 .integer(pairing.id), .text(item.fileName), .text(item.uid), .nullable(item.graphID),
                 .nullable(item.changeKey), .integer(item.size), .integer(item.modificationNanoseconds),
-                .blob(item.sha256), .integer(item.outsideWindow ? 1 : 0),
+                .blob(item.sha256), .integer(item.outsideWindow ? 1 : 0), item.heldSHA256.map { .blob($0) } ?? .null,
             ])
+    }
+
+    /// Records that a push held the item `fileName` (Graph would have mailed its attendees) with the file's
+    /// hash `sha256` (empty for a deletion held); nil forgets it.
+    public func setHeld(_ sha256: Data?, fileName: String, in pairing: SyncPairing) throws {
+        try database.run(
+            "UPDATE item SET held_sha256 = ? WHERE pairing = ? AND file_name = ?",
+            [sha256.map { .blob($0) } ?? .null, .integer(pairing.id), .text(fileName)])
     }
 
     /// Forgets the item recorded under `fileName`; false when there was none.

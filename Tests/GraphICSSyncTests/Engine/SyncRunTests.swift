@@ -111,7 +111,7 @@ import Testing
             asked == [
                 SyncConflict(
                     fileName: "uid-lunch.ics", uid: "uid-lunch", subject: "My lunch", local: .changed,
-                    graph: .changed)
+                    graph: .changed, differences: [#"subject: "My lunch" here, "Outlook lunch" in Outlook"#])
             ])
         #expect(fixture.subject("lunch") == "My lunch")
         #expect(!report.hasProblems)
