@@ -8,9 +8,8 @@ import Testing
 /// meeting stays settled while the push holds it, a held change is reported once, and `--discard FILE`
 /// gives a file's local change up for Outlook's version.
 @Suite struct SyncConflictSettleTests {
-    /// A meeting Ada organises with one attendee, synced; then renamed in Outlook and here.
-    static func conflictedMeeting() throws -> EngineFixture {
-        let fixture = try EngineFixture()
+    /// A meeting Ada organises with one attendee (Bo), synced.
+    static func addMeeting(_ fixture: EngineFixture) throws {
         try fixture.standIn.addEvent([
             "id": "review", "subject": "Review", "iCalUId": "uid-review", "isOrganizer": true,
             "start": ["dateTime": "2026-12-08T10:00:00", "timeZone": "UTC"],
@@ -18,6 +17,12 @@ import Testing
             "attendees": [["type": "required", "emailAddress": ["name": "Bo", "address": "bo@example.com"]]],
         ])
         _ = try fixture.run()
+    }
+
+    /// A meeting Ada organises with one attendee, synced; then renamed in Outlook and here.
+    static func conflictedMeeting() throws -> EngineFixture {
+        let fixture = try EngineFixture()
+        try Self.addMeeting(fixture)
         try fixture.standIn.changeEvent(id: "review", ["subject": "Review (Outlook)"])
         try fixture.editSummary("uid-review.ics", to: "Review (mine)")
         return fixture
@@ -66,13 +71,7 @@ import Testing
 
     @Test func aHeldChangeIsReportedOncePerLocalChange() throws {
         let fixture = try EngineFixture()
-        try fixture.standIn.addEvent([
-            "id": "review", "subject": "Review", "iCalUId": "uid-review", "isOrganizer": true,
-            "start": ["dateTime": "2026-12-08T10:00:00", "timeZone": "UTC"],
-            "end": ["dateTime": "2026-12-08T11:00:00", "timeZone": "UTC"],
-            "attendees": [["type": "required", "emailAddress": ["name": "Bo", "address": "bo@example.com"]]],
-        ])
-        _ = try fixture.run()
+        try Self.addMeeting(fixture)
         try fixture.editSummary("uid-review.ics", to: "Review 2")
         #expect(EngineFixture.outcomes(try fixture.run()) == ["uid-review.ics": .held(attendees: 1)])
         let again = try fixture.run()
