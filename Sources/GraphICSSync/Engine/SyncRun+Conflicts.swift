@@ -31,10 +31,10 @@ extension SyncRun {
 
     /// The files whose local change a push held before, unchanged since (the same hash, or still deleted):
     /// reported once already, and a conflict about them was settled for the local side.
-    static func heldAgain(_ pushPlan: PushPlan, records: [String: SyncItemRecord]) -> Set<String> {
+    static func heldAgain(_ pushPlan: PushPlan, held hashes: [String: Data]) -> Set<String> {
         Set(
             pushPlan.actions.compactMap { action in
-                guard let held = records[action.fileName]?.heldSHA256 else { return nil }
+                guard let held = hashes[action.fileName] else { return nil }
                 let now = action.kind == .delete ? Data() : action.file?.sha256
                 return now == held ? action.fileName : nil
             })

@@ -48,7 +48,7 @@ public struct SyncRun {
             try folder.removeLeftoverTemporaries()
             if options.startsOver { try forgetPairing() }
         }
-        let records = Dictionary(try state.items(of: pairing).map { ($0.fileName, $0) }) { first, _ in first }
+        let recorded = try state.itemCount(of: pairing)
         let pushPlan = try push.plan()
         let pullPlan = options.direction.pulls ? try pull.plan(window: options.window) : nil
         var report = SyncReport(
@@ -60,7 +60,7 @@ public struct SyncRun {
         report.confirmations = pullPlan?.confirmations ?? 0
         do {
             try MassDeletionGuard(allowsMassDeletion: options.allowsMassDeletion).check(
-                items: records.count,
+                items: recorded,
                 deletions: [
                     .folder: pullPlan?.deletionCount ?? 0,
                     .outlook: options.direction.pushes ? pushPlan.deletionCount : 0,
@@ -69,7 +69,7 @@ public struct SyncRun {
             report.refusal = error
             return report
         }
-        let held = Self.heldAgain(pushPlan, records: records).subtracting(options.discarding)
+        let held = Self.heldAgain(pushPlan, held: try state.heldItems(of: pairing)).subtracting(options.discarding)
         let found = try Self.conflicts(pullPlan, pushPlan).filter { try !sentBefore($0, pushPlan) }
         let conflicts = try describe(found.filter { !held.contains($0.fileName) }, pullPlan, pushPlan)
         var resolutions = resolve(conflicts)

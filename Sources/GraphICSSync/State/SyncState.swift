@@ -173,6 +173,22 @@ public final class SyncState {
             ])
     }
 
+    /// How many items `pairing` records (without reading them).
+    public func itemCount(of pairing: SyncPairing) throws -> Int {
+        Int(
+            try database.query("SELECT count(*) FROM item WHERE pairing = ?", [.integer(pairing.id)]) { $0.int64(0) }
+                .first ?? 0)
+    }
+
+    /// The items a push held, by file name, with the hash of the file when it was held.
+    public func heldItems(of pairing: SyncPairing) throws -> [String: Data] {
+        let rows = try database.query(
+            "SELECT file_name, held_sha256 FROM item WHERE pairing = ? AND held_sha256 IS NOT NULL",
+            [.integer(pairing.id)]
+        ) { ($0.string(0) ?? "", $0.data(1) ?? Data()) }
+        return Dictionary(rows) { first, _ in first }
+    }
+
     /// Records that a push held the item `fileName` (Graph would have mailed its attendees) with the file's
     /// hash `sha256` (empty for a deletion held); nil forgets it.
     public func setHeld(_ sha256: Data?, fileName: String, in pairing: SyncPairing) throws {
