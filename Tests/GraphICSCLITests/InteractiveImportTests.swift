@@ -149,7 +149,9 @@ import Testing
         #expect(events.count == 1)
         let event = try #require(events.first)
         #expect(Self.startUTC(event) == "2027-01-22T20:00:00")
-        #expect(Self.endUTC(event) == "2027-01-22T21:30:00", "the end stays as planned: only the start was edited")
+        #expect(
+            Self.endUTC(event) == "2027-01-22T22:15:00",
+            "only the start was edited: the end moves with it and the event keeps its 2 h 15 min")
         #expect(standIn.sentInvitations.isEmpty)
     }
 
