@@ -17,6 +17,7 @@ import Testing
     static let concert = fixture("concert.ics")
     static let cinema = fixture("cinema-ticket.ics")
     static let prompt = "Import? [y]es [n]o [e]dit [a]ll remaining [q]uit "
+    static let afterErrorPrompt = "[e]dit again [s]kip this event [q]uit "
 
     /// A stand-in account whose mailbox is in Berlin, signed in with a token.
     private static func account() throws -> (account: StandInAccount, environment: [String: String]) {
@@ -160,7 +161,8 @@ import Testing
         let standIn = account.standIn
         let dentist = try Self.dentist(in: account.folder)
         let editor = try Self.script(
-            "editor.sh", "if grep -q '^title: Train' \"$1\"; then : > \"$1\"; fi", in: account.folder)
+            "editor.sh", "if grep -q '^title: Train' \"$1\"; then : > \"$1\"; else touch \"$1\"; fi",
+            in: account.folder)
         var variables = environment
         variables["EDITOR"] = editor
         let run = try PseudoTerminalRun(
@@ -186,6 +188,100 @@ import Testing
         let actions = (report["events"] as? [[String: Any]] ?? []).map { $0["action"] as? String ?? "" }
         #expect(actions.sorted() == ["created", "created", "created", "skipped"])
         #expect(standIn.sentInvitations.isEmpty)
+    }
+
+    @Test func theSameErrorTwiceAsksWhetherToEditAgainSkipOrQuit() throws {
+        let (account, environment) = try Self.account()
+        let standIn = account.standIn
+        let dentist = try Self.dentist(in: account.folder)
+        let runs = account.folder.appendingPathComponent("editor-runs.txt").path
+        let editor = try Self.script(
+            "editor.sh", "echo run >> '\(runs)'\nsed -i 's/^start: .*/start: 2027-13-40 21:00/' \"$1\"",
+            in: account.folder)
+        var variables = environment
+        variables["VISUAL"] = editor
+        variables["NO_COLOR"] = "1"
+        let run = try PseudoTerminalRun(["import", "-i", Self.cinema, Self.concert, dentist], environment: variables)
+
+        try run.waitFor(Self.prompt)
+        run.type("e")
+        let asked = try run.waitFor(Self.afterErrorPrompt, timeout: 30)
+        #expect(asked.contains("The form has the same error again: start '2027-13-40 21:00' is not a time"))
+        run.type("e")
+        try run.waitFor(Self.afterErrorPrompt, timeout: 30)
+        run.type("s")
+        try run.waitFor(Self.prompt)
+        run.type("e")
+        try run.waitFor(Self.afterErrorPrompt, timeout: 30)
+        run.type("q")
+        let result = try run.finish(timeout: 30)
+
+        #expect(result.status == 0, "stderr: \(result.err)")
+        let editorRuns = try String(contentsOfFile: runs, encoding: .utf8).split(separator: "\n").count
+        #expect(editorRuns == 5, "twice, once more after 'edit again', then twice for the second event")
+        #expect(
+            result.err.contains("skipped (the form had an error: start '2027-13-40 21:00' is not a time"),
+            "stderr: \(result.err)")
+        #expect(result.err.contains("skipped (not asked: quit)"), "stderr: \(result.err)")
+        #expect(standIn.eventCount == 0)
+    }
+
+    @Test func quittingTheEditorWithoutSavingReturnsToThePromptAndImportsNothing() throws {
+        let (account, environment) = try Self.account()
+        let standIn = account.standIn
+        let editor = try Self.script("editor.sh", "exit 0", in: account.folder)
+        var variables = environment
+        variables["EDITOR"] = editor
+        variables["NO_COLOR"] = "1"
+        let run = try PseudoTerminalRun(["import", "-i", Self.cinema], environment: variables)
+
+        try run.waitFor(Self.prompt)
+        run.type("e")
+        try run.waitFor("The editor quit without saving the form: nothing was imported.", timeout: 30)
+        try run.waitFor(Self.prompt)
+        #expect(standIn.eventCount == 0, "nothing is imported while the prompt asks again")
+        run.type("n")
+        let result = try run.finish(timeout: 30)
+
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.err.contains("skipped (answered no)"), "stderr: \(result.err)")
+        #expect(standIn.eventCount == 0)
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalWhileTheEditorRunsEndsTheEditorAndTheRunSayingWhatWasCreated(signal: Int32) throws {
+        let (account, environment) = try Self.account()
+        let standIn = account.standIn
+        let started = account.folder.appendingPathComponent("editor-pid.txt").path
+        let editor = try Self.script(
+            "editor.sh", "echo $$ > '\(started).new'\nmv '\(started).new' '\(started)'\nexec sleep 60",
+            in: account.folder)
+        var variables = environment
+        variables["VISUAL"] = editor
+        let run = try PseudoTerminalRun(["import", "-i", Self.train, Self.cinema], environment: variables)
+
+        try run.waitFor(Self.prompt)
+        run.type("y")
+        try run.waitFor(Self.prompt)
+        run.type("e")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: started), Date() < deadline { usleep(20_000) }
+        let editorPID = try #require(
+            pid_t(
+                (try? String(contentsOfFile: started, encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
+            "the editor did not start")
+        kill(run.pid, signal)
+        let result = try run.finish(timeout: 20)
+
+        #expect(result.status == 128 + signal, "stderr: \(result.err)")
+        #expect(
+            result.err.contains(
+                "interrupted; nothing half-created. Imported so far: 1 event(s): "
+                    + "\"Train ES 9126 Brussels-Midi → London St Pancras\""),
+            "stderr: \(result.err)")
+        #expect(kill(editorPID, 0) != 0, "the editor was ended with the run")
+        #expect(Self.subjects(standIn) == ["Train ES 9126 Brussels-Midi → London St Pancras"])
     }
 
     // MARK: Ending

@@ -13,7 +13,8 @@ import ICalBridge
 struct ImportInteractiveForm {
     static let header = """
         # graph-ics import: change the event, save, and quit the editor to import it as it stands here.
-        # Left unchanged, the event is imported as it was; an empty file skips it.
+        # Left unchanged, the event is imported as it was; an empty file skips it; quitting without
+        # saving imports nothing and asks again.
         # start, end: '2027-01-22 20:15', '20:15' (on the start's day), 'fri 20:15', '+1d 09:00',
         #   or with an offset '2027-01-22T20:15+01:00', read in the zone below (an IANA name).
         #   A new start with the end left as it was keeps the event's length (as edit --start).
