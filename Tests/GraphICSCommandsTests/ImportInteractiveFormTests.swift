@@ -154,6 +154,14 @@ import Testing
         #expect(card.lines(colour: false).contains { $0.hasPrefix("Repeats weekly, 5 times") })
     }
 
+    @Test func aPlainEditorIsExecedSoThatASignalReachesItAndShellSyntaxIsLeftToTheShell() {
+        #expect(ImportInteractiveTerminal.command("vi") == "exec vi \"$@\"")
+        #expect(ImportInteractiveTerminal.command("code --wait") == "exec code --wait \"$@\"")
+        #expect(ImportInteractiveTerminal.command("LANG=C vim") == "LANG=C vim \"$@\"")
+        #expect(ImportInteractiveTerminal.command("vim; echo done") == "vim; echo done \"$@\"")
+        #expect(ImportInteractiveTerminal.command("'/opt/my editor/ed'") == "'/opt/my editor/ed' \"$@\"")
+    }
+
     @Test func interactiveAndDryRunDoNotGoTogether() throws {
         #expect(throws: UsageError.self) { try ImportCommand.parse(["-i", "--dry-run", "x.ics"]) }
         #expect(try ImportCommand.parse(["-i", "x.ics"]).interactive)
