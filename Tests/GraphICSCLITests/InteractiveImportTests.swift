@@ -39,12 +39,13 @@ import Testing
         return path
     }
 
-    /// An executable shell script `name` in `folder` (the editor the test sets as VISUAL).
+    /// A shell script `name` in `folder`, and the editor command that runs it (what the test sets as VISUAL).
+    /// Run by `/bin/sh` rather than exec'ed: a process another test spawns while the script is being written
+    /// may hold it open for writing, and exec'ing it would then fail with ETXTBSY ("Text file busy").
     private static func script(_ name: String, _ body: String, in folder: URL) throws -> String {
         let path = folder.appendingPathComponent(name).path
-        try Data(("#!/bin/sh\n" + body + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        chmod(path, 0o755)
-        return path
+        try Data((body + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return "/bin/sh " + path
     }
 
     private static func subjects(_ standIn: GraphStandIn) -> [String] {
