@@ -17,6 +17,7 @@ import Testing
     static let concert = fixture("concert.ics")
     static let cinema = fixture("cinema-ticket.ics")
     static let prompt = "Import? [y]es [n]o [e]dit [a]ll remaining [q]uit "
+    static let afterErrorPrompt = "[e]dit again [s]kip this event [q]uit "
 
     /// A stand-in account whose mailbox is in Berlin, signed in with a token.
     private static func account() throws -> (account: StandInAccount, environment: [String: String]) {
@@ -38,12 +39,13 @@ import Testing
         return path
     }
 
-    /// An executable shell script `name` in `folder` (the editor the test sets as VISUAL).
+    /// A shell script `name` in `folder`, and the editor command that runs it (what the test sets as VISUAL).
+    /// Run by `/bin/sh` rather than exec'ed: a process another test spawns while the script is being written
+    /// may hold it open for writing, and exec'ing it would then fail with ETXTBSY ("Text file busy").
     private static func script(_ name: String, _ body: String, in folder: URL) throws -> String {
         let path = folder.appendingPathComponent(name).path
-        try Data(("#!/bin/sh\n" + body + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        chmod(path, 0o755)
-        return path
+        try Data((body + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return "/bin/sh " + path
     }
 
     private static func subjects(_ standIn: GraphStandIn) -> [String] {
@@ -149,7 +151,9 @@ import Testing
         #expect(events.count == 1)
         let event = try #require(events.first)
         #expect(Self.startUTC(event) == "2027-01-22T20:00:00")
-        #expect(Self.endUTC(event) == "2027-01-22T21:30:00", "the end stays as planned: only the start was edited")
+        #expect(
+            Self.endUTC(event) == "2027-01-22T22:15:00",
+            "only the start was edited: the end moves with it and the event keeps its 2 h 15 min")
         #expect(standIn.sentInvitations.isEmpty)
     }
 
@@ -158,7 +162,8 @@ import Testing
         let standIn = account.standIn
         let dentist = try Self.dentist(in: account.folder)
         let editor = try Self.script(
-            "editor.sh", "if grep -q '^title: Train' \"$1\"; then : > \"$1\"; fi", in: account.folder)
+            "editor.sh", "if grep -q '^title: Train' \"$1\"; then : > \"$1\"; else touch \"$1\"; fi",
+            in: account.folder)
         var variables = environment
         variables["EDITOR"] = editor
         let run = try PseudoTerminalRun(
@@ -184,6 +189,100 @@ import Testing
         let actions = (report["events"] as? [[String: Any]] ?? []).map { $0["action"] as? String ?? "" }
         #expect(actions.sorted() == ["created", "created", "created", "skipped"])
         #expect(standIn.sentInvitations.isEmpty)
+    }
+
+    @Test func theSameErrorTwiceAsksWhetherToEditAgainSkipOrQuit() throws {
+        let (account, environment) = try Self.account()
+        let standIn = account.standIn
+        let dentist = try Self.dentist(in: account.folder)
+        let runs = account.folder.appendingPathComponent("editor-runs.txt").path
+        let editor = try Self.script(
+            "editor.sh", "echo run >> '\(runs)'\nsed -i 's/^start: .*/start: 2027-13-40 21:00/' \"$1\"",
+            in: account.folder)
+        var variables = environment
+        variables["VISUAL"] = editor
+        variables["NO_COLOR"] = "1"
+        let run = try PseudoTerminalRun(["import", "-i", Self.cinema, Self.concert, dentist], environment: variables)
+
+        try run.waitFor(Self.prompt)
+        run.type("e")
+        let asked = try run.waitFor(Self.afterErrorPrompt, timeout: 30)
+        #expect(asked.contains("The form has the same error again: start '2027-13-40 21:00' is not a time"))
+        run.type("e")
+        try run.waitFor(Self.afterErrorPrompt, timeout: 30)
+        run.type("s")
+        try run.waitFor(Self.prompt)
+        run.type("e")
+        try run.waitFor(Self.afterErrorPrompt, timeout: 30)
+        run.type("q")
+        let result = try run.finish(timeout: 30)
+
+        #expect(result.status == 0, "stderr: \(result.err)")
+        let editorRuns = try String(contentsOfFile: runs, encoding: .utf8).split(separator: "\n").count
+        #expect(editorRuns == 5, "twice, once more after 'edit again', then twice for the second event")
+        #expect(
+            result.err.contains("skipped (the form had an error: start '2027-13-40 21:00' is not a time"),
+            "stderr: \(result.err)")
+        #expect(result.err.contains("skipped (not asked: quit)"), "stderr: \(result.err)")
+        #expect(standIn.eventCount == 0)
+    }
+
+    @Test func quittingTheEditorWithoutSavingReturnsToThePromptAndImportsNothing() throws {
+        let (account, environment) = try Self.account()
+        let standIn = account.standIn
+        let editor = try Self.script("editor.sh", "exit 0", in: account.folder)
+        var variables = environment
+        variables["EDITOR"] = editor
+        variables["NO_COLOR"] = "1"
+        let run = try PseudoTerminalRun(["import", "-i", Self.cinema], environment: variables)
+
+        try run.waitFor(Self.prompt)
+        run.type("e")
+        try run.waitFor("The editor quit without saving the form: nothing was imported.", timeout: 30)
+        try run.waitFor(Self.prompt)
+        #expect(standIn.eventCount == 0, "nothing is imported while the prompt asks again")
+        run.type("n")
+        let result = try run.finish(timeout: 30)
+
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.err.contains("skipped (answered no)"), "stderr: \(result.err)")
+        #expect(standIn.eventCount == 0)
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalWhileTheEditorRunsEndsTheEditorAndTheRunSayingWhatWasCreated(signal: Int32) throws {
+        let (account, environment) = try Self.account()
+        let standIn = account.standIn
+        let started = account.folder.appendingPathComponent("editor-pid.txt").path
+        let editor = try Self.script(
+            "editor.sh", "echo $$ > '\(started).new'\nmv '\(started).new' '\(started)'\nexec sleep 60",
+            in: account.folder)
+        var variables = environment
+        variables["VISUAL"] = editor
+        let run = try PseudoTerminalRun(["import", "-i", Self.train, Self.cinema], environment: variables)
+
+        try run.waitFor(Self.prompt)
+        run.type("y")
+        try run.waitFor(Self.prompt)
+        run.type("e")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: started), Date() < deadline { usleep(20_000) }
+        let editorPID = try #require(
+            pid_t(
+                (try? String(contentsOfFile: started, encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
+            "the editor did not start")
+        kill(run.pid, signal)
+        let result = try run.finish(timeout: 20)
+
+        #expect(result.status == 128 + signal, "stderr: \(result.err)")
+        #expect(
+            result.err.contains(
+                "interrupted; nothing half-created. Imported so far: 1 event(s): "
+                    + "\"Train ES 9126 Brussels-Midi → London St Pancras\""),
+            "stderr: \(result.err)")
+        #expect(kill(editorPID, 0) != 0, "the editor was ended with the run")
+        #expect(Self.subjects(standIn) == ["Train ES 9126 Brussels-Midi → London St Pancras"])
     }
 
     // MARK: Ending

@@ -60,12 +60,64 @@ import Testing
         let edited = try form.apply(values).payload
         #expect(edited.isAllDay == true)
         #expect(edited.start?.dateTime?.hasPrefix("2023-06-10") == true)
-        #expect(edited.end?.dateTime?.hasPrefix("2023-06-12") == true, "the end is the last day, inclusive")
+        #expect(
+            edited.end?.dateTime?.hasPrefix("2023-06-11") == true,
+            "the end is the day after the last day, as add --end: +1d from the start is one day")
         #expect(edited.isReminderOn == true && edited.reminderMinutesBeforeStart == 90)
         #expect(edited.showAs == "free")
         #expect(edited.subject == "Doraemon")
         #expect(edited.singleValueExtendedProperties == event.payload.singleValueExtendedProperties)
         #expect(edited.transactionId == event.payload.transactionId)
+    }
+
+    static let holiday = [
+        "UID:holiday@tests.example", "DTSTART;VALUE=DATE:20270124", "DTEND;VALUE=DATE:20270126",
+        "SUMMARY:Holiday",
+    ]
+
+    @Test func anAllDayEventsEndIsTheDayAfterTheLastDayAsAddTakesIt() throws {
+        let form = ImportInteractiveForm(event: try Self.planned(Self.holiday), userZone: Self.berlin)
+        let text = form.text()
+        #expect(text.contains("end: the day after the last day (as add --end)"), "form: \(text)")
+        #expect(text.contains("\nstart: 2027-01-24\nend: 2027-01-26\n"), "form: \(text)")
+        #expect(try form.read(text).map(form.changes(in:)) == [], "shown as read: an unchanged form changes nothing")
+
+        let values = try #require(
+            try form.read(text.replacingOccurrences(of: "end: 2027-01-26", with: "end: 2027-01-25")))
+        let edited = try form.apply(values).payload
+        #expect(edited.start?.dateTime?.hasPrefix("2027-01-24") == true)
+        #expect(edited.end?.dateTime?.hasPrefix("2027-01-25") == true, "end 2027-01-25 is a one-day event")
+
+        let sameDay = try #require(
+            try form.read(text.replacingOccurrences(of: "end: 2027-01-26", with: "end: 2027-01-24")))
+        #expect(throws: FormError.self) { try form.apply(sameDay) }
+        do throws(FormError) {
+            _ = try form.apply(sameDay)
+        } catch {
+            #expect(error.message.contains("(end: 2027-01-25 for one day)"), "message: \(error.message)")
+        }
+    }
+
+    @Test func aNewStartWithTheEndLeftAsItWasKeepsTheLength() throws {
+        let timed = ImportInteractiveForm(event: try Self.planned(Self.screening), userZone: Self.berlin)
+        let moved = try #require(
+            try timed.read(
+                timed.text().replacingOccurrences(of: "start: 2023-06-10 10:39", with: "start: 2023-06-11 09:00")))
+        #expect(timed.changes(in: moved) == ["start"])
+        let event = try timed.apply(moved).payload
+        #expect(
+            event.start?.dateTime?.hasPrefix("2023-06-11T09:00") == true, "start: \(String(describing: event.start))")
+        #expect(
+            event.end?.dateTime?.hasPrefix("2023-06-11T11:19") == true,
+            "2 h 19 min as before, not the old end: \(String(describing: event.end))")
+
+        let allDay = ImportInteractiveForm(event: try Self.planned(Self.holiday), userZone: Self.berlin)
+        let later = try #require(
+            try allDay.read(
+                allDay.text().replacingOccurrences(of: "start: 2027-01-24", with: "start: 2027-02-01")))
+        let holiday = try allDay.apply(later).payload
+        #expect(holiday.start?.dateTime?.hasPrefix("2027-02-01") == true)
+        #expect(holiday.end?.dateTime?.hasPrefix("2027-02-03") == true, "two days, as before")
     }
 
     @Test func invalidValuesAreRefusedWithTheField() throws {
@@ -100,6 +152,14 @@ import Testing
         #expect(throws: FormError.self) { try form.apply(values) }
         let card = ImportInteractiveCard(event: series, userZone: Self.berlin, lookup: nil, lookupFailure: nil)
         #expect(card.lines(colour: false).contains { $0.hasPrefix("Repeats weekly, 5 times") })
+    }
+
+    @Test func aPlainEditorIsExecedSoThatASignalReachesItAndShellSyntaxIsLeftToTheShell() {
+        #expect(ImportInteractiveTerminal.command("vi") == "exec vi \"$@\"")
+        #expect(ImportInteractiveTerminal.command("code --wait") == "exec code --wait \"$@\"")
+        #expect(ImportInteractiveTerminal.command("LANG=C vim") == "LANG=C vim \"$@\"")
+        #expect(ImportInteractiveTerminal.command("vim; echo done") == "vim; echo done \"$@\"")
+        #expect(ImportInteractiveTerminal.command("'/opt/my editor/ed'") == "'/opt/my editor/ed' \"$@\"")
     }
 
     @Test func interactiveAndDryRunDoNotGoTogether() throws {

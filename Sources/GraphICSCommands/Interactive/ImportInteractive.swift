@@ -9,8 +9,8 @@ import Synchronization
 /// the rest without asking, `q` (or the end of the terminal's input) stops, importing nothing more.
 ///
 /// Ctrl-C at the prompt ends at once and says what was created so far; during a create it waits for that
-/// event to be finished (a series with its follow-ups), so nothing is left half-created. While the editor
-/// runs, Ctrl-C is the editor's.
+/// event to be finished (a series with its follow-ups), so nothing is left half-created. A SIGINT, SIGTERM
+/// or SIGHUP while the editor runs ends the editor (SIGTERM, then SIGKILL after 3 seconds) and then the run.
 struct ImportInteractive {
     let terminal: ImportInteractiveTerminal
     let userZone: ResolvedZone
@@ -53,6 +53,9 @@ struct ImportInteractive {
             switch progress.signalArrived(signal) {
             case .endNow: end(progress, signal: signal, output: output)
             case .afterSending: terminal.write("\nStopping once the event being imported is complete…\n")
+            case .endEditor:
+                progress.signalEditor(SIGTERM)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 3) { progress.signalEditor(SIGKILL) }
             case .ignored: break
             }
         }
@@ -65,7 +68,7 @@ struct ImportInteractive {
             let cardText = card.lines(colour: terminal.colour).joined(separator: "\n")
             terminal.write("\n" + cardText + "\n")
             var stopped: (any Error)?
-            let answer = ask(items[index], progress)
+            let answer = ask(items[index], progress, output)
             // A SIGTERM or SIGHUP that came while the editor ran.
             if let signal = progress.pendingSignal { end(progress, signal: signal, output: output) }
             switch answer {
@@ -102,7 +105,7 @@ struct ImportInteractive {
     }
 
     /// Asks until the answer is one of the keys; `e` opens the editor, which ends in an answer itself.
-    private func ask(_ item: ImportItem, _ progress: ImportInteractiveProgress) -> Answer {
+    private func ask(_ item: ImportItem, _ progress: ImportInteractiveProgress, _ output: Terminal) -> Answer {
         while true {
             let prompt = terminal.colour ? "\u{1B}[1;36m" + Self.prompt + "\u{1B}[0m" : Self.prompt
             switch terminal.key(prompt) {
@@ -115,7 +118,7 @@ struct ImportInteractive {
                     terminal.write("A cancellation has nothing to edit: answer y to cancel the event, or n.\n")
                     continue
                 }
-                if let answer = edit(item, progress) { return answer }
+                if let answer = edit(item, progress, output) { return answer }
             default:
                 terminal.write("Answer y (import it), n (skip it), e (edit it first), a (import all the rest) or q.\n")
             }
@@ -123,17 +126,28 @@ struct ImportInteractive {
     }
 
     /// Opens the form until it reads: unchanged imports the event as it was, emptied skips it, edited
-    /// imports the edited event. Nil (ask again) when the editor could not run.
-    private func edit(_ item: ImportItem, _ progress: ImportInteractiveProgress) -> Answer? {
+    /// imports the edited event. The same error twice in a row asks whether to edit again, skip or quit.
+    /// Nil (ask again) when the editor could not run or quit without saving. A signal that came while the
+    /// editor ran ends graph-ics once the editor is gone.
+    private func edit(_ item: ImportItem, _ progress: ImportInteractiveProgress, _ output: Terminal) -> Answer? {
         let form = ImportInteractiveForm(event: item.event, userZone: userZone)
         let editor = ImportInteractiveTerminal.editor(environment)
         var text = form.text()
+        var lastError: String?
         while true {
-            let edited: String
+            let edited: String?
             do throws(FormError) {
-                edited = try progress.editing { () throws(FormError) in try terminal.edit(text, editor: editor) }
+                edited = try progress.editing { () throws(FormError) in
+                    try terminal.edit(text, editor: editor) { progress.editorRunning($0) }
+                }
             } catch {
+                if let signal = progress.pendingSignal { end(progress, signal: signal, output: output) }
                 terminal.write(error.message + "; the event was not changed.\n")
+                return nil
+            }
+            if let signal = progress.pendingSignal { end(progress, signal: signal, output: output) }
+            guard let edited else {
+                terminal.write("The editor quit without saving the form: nothing was imported.\n")
                 return nil
             }
             do throws(FormError) {
@@ -144,7 +158,34 @@ struct ImportInteractive {
                 changedItem.event = try form.apply(values)
                 return .accept(changedItem, edited: changed)
             } catch {
+                if error.message == lastError {
+                    switch afterRepeatedError(error.message) {
+                    case .editAgain: break
+                    case .skip: return .skip(note: "the form had an error: " + error.message)
+                    case .quit: return .quit
+                    }
+                }
+                lastError = error.message
                 text = Self.withoutError(edited, error: error.message)
+            }
+        }
+    }
+
+    static let repeatedErrorPrompt = "[e]dit again [s]kip this event [q]uit "
+
+    private enum AfterError { case editAgain, skip, quit }
+
+    /// Asks what to do about a form that came back with the same error as before.
+    private func afterRepeatedError(_ message: String) -> AfterError {
+        terminal.write("The form has the same error again: \(message).\n")
+        let prompt =
+            terminal.colour ? "\u{1B}[1;36m" + Self.repeatedErrorPrompt + "\u{1B}[0m" : Self.repeatedErrorPrompt
+        while true {
+            switch terminal.key(prompt) {
+            case "e": return .editAgain
+            case "s", "n": return .skip
+            case "q", nil: return .quit
+            default: terminal.write("Answer e (open the form again), s (skip this event) or q (quit).\n")
             }
         }
     }
@@ -240,6 +281,8 @@ final class ImportInteractiveProgress: Sendable {
         var results: [ImportResult]
         var phase = Phase.asking
         var pendingSignal: Int32?
+        /// The editor's process while it runs.
+        var editor: pid_t?
     }
 
     private let state: Mutex<State>
@@ -258,10 +301,10 @@ final class ImportInteractiveProgress: Sendable {
     }
 
     /// What a signal arriving now does.
-    enum SignalEffect { case endNow, afterSending, ignored }
+    enum SignalEffect { case endNow, afterSending, endEditor, ignored }
 
     /// At the prompt the process ends now; during a create the signal waits for it to be complete; in the
-    /// editor SIGINT is the editor's, and SIGTERM or SIGHUP end graph-ics when the editor has exited.
+    /// editor the editor is ended, and graph-ics ends once it has exited.
     func signalArrived(_ signal: Int32) -> SignalEffect {
         state.withLock { state in
             switch state.phase {
@@ -270,10 +313,25 @@ final class ImportInteractiveProgress: Sendable {
                 state.pendingSignal = signal
                 return .afterSending
             case .editing:
-                guard signal != SIGINT else { return .ignored }
+                guard state.pendingSignal == nil else { return .ignored }
                 state.pendingSignal = signal
-                return .ignored
+                return .endEditor
             }
+        }
+    }
+
+    /// The editor started (its process id) or ended (nil); a signal that came before it started ends it now.
+    func editorRunning(_ pid: pid_t?) {
+        state.withLock { state in
+            state.editor = pid
+            if let pid, state.pendingSignal != nil { kill(pid, SIGTERM) }
+        }
+    }
+
+    /// Sends `signal` to the editor, if it still runs.
+    func signalEditor(_ signal: Int32) {
+        state.withLock { state in
+            if let pid = state.editor { kill(pid, signal) }
         }
     }
 

@@ -13,10 +13,13 @@ import ICalBridge
 struct ImportInteractiveForm {
     static let header = """
         # graph-ics import: change the event, save, and quit the editor to import it as it stands here.
-        # Left unchanged, the event is imported as it was; an empty file skips it.
+        # Left unchanged, the event is imported as it was; an empty file skips it; quitting without
+        # saving imports nothing and asks again.
         # start, end: '2027-01-22 20:15', '20:15' (on the start's day), 'fri 20:15', '+1d 09:00',
         #   or with an offset '2027-01-22T20:15+01:00', read in the zone below (an IANA name).
-        # all-day: yes or no (then start and end are days, the end the last day).
+        #   A new start with the end left as it was keeps the event's length (as edit --start).
+        # all-day: yes or no; with yes, start and end are days, and
+        #   end: the day after the last day (as add --end).
         # reminder: none, default, 15m, 1h, 2d. show-as: free, tentative, busy, oof, workingElsewhere.
         # The notes are everything after 'notes:'.
         """
@@ -43,7 +46,7 @@ struct ImportInteractiveForm {
         if payload.isAllDay == true {
             let first = ImportInteractiveCard.civil(payload.start)
             values["start"] = first?.dateString ?? ""
-            values["end"] = ImportInteractiveCard.civil(payload.end).map { $0.adding(days: -1).dateString } ?? ""
+            values["end"] = ImportInteractiveCard.civil(payload.end)?.dateString ?? ""
         } else {
             values["start"] = AgendaEntry.instant(payload.start).map { Self.timeText($0, in: zone) } ?? ""
             values["end"] = AgendaEntry.instant(payload.end).map { Self.timeText($0, in: zone) } ?? ""
@@ -130,7 +133,7 @@ struct ImportInteractiveForm {
                 throw FormError(
                     "this is a series: its times are not edited here (import it and change the series in Outlook)")
             }
-            try applyTimes(edited, to: &event.payload, now: now)
+            try applyTimes(edited, changed: changed, to: &event.payload, now: now)
         }
         let value = { (field: String) in edited[field] ?? "" }
         if changed.contains("title") {
@@ -163,8 +166,12 @@ struct ImportInteractiveForm {
         return event
     }
 
-    /// Start, end, zone and all-day, read as `add` reads them and told to Graph as `add` tells them.
-    private func applyTimes(_ edited: [String: String], to payload: inout GraphEvent, now: Date) throws(FormError) {
+    /// Start, end, zone and all-day, read as `add` reads them (an all-day end is the day after the last day)
+    /// and told to Graph as `add` tells them. A new start with the end unchanged keeps the event's length,
+    /// as `edit --start` does (whole days for an all-day event).
+    private func applyTimes(
+        _ edited: [String: String], changed: Set<String>, to payload: inout GraphEvent, now: Date
+    ) throws(FormError) {
         let zoneName = edited["zone"] ?? ""
         guard case .resolved(let zone, _) = ZoneResolver.resolve(zoneName) else {
             throw FormError("zone: '\(zoneName)' is not a time zone (an IANA name such as Europe/Berlin)")
@@ -175,22 +182,39 @@ struct ImportInteractiveForm {
         case "no", "n", "false": allDay = false
         default: throw FormError("all-day: '\(edited["all-day"] ?? "")' is neither yes nor no")
         }
+        let keepsLength =
+            changed.contains("start") && !changed.contains("end") && allDay == (payload.isAllDay == true)
         let typed = TypedTime(now: now, zone: zone)
         let when: EventDraft.When
         do throws(UsageError) {
             if allDay {
                 let first = try typed.day(edited["start"] ?? "", option: "start")
-                let last = try typed.day(edited["end"] ?? "", option: "end", relativeTo: first)
-                guard !(last < first) else {
-                    throw UsageError("end \(last.dateString) is before start \(first.dateString)")
+                let end: CivilDateTime
+                if keepsLength, let days = Self.days(payload) {
+                    end = first.adding(days: days)
+                } else {
+                    end = try typed.day(edited["end"] ?? "", option: "end", relativeTo: first)
                 }
-                when = .allDay(first: first, end: last.adding(days: 1))
+                guard first < end else {
+                    throw UsageError(
+                        "end \(end.dateString) must come after start \(first.dateString): for an all-day event the "
+                            + "end is the day after the last day (end: \(first.adding(days: 1).dateString) for one day)"
+                    )
+                }
+                when = .allDay(first: first, end: end)
             } else {
                 let startMoment = try typed.moment(edited["start"] ?? "", option: "start")
                 let start = typed.place(startMoment).instant
-                let endMoment = try typed.moment(
-                    edited["end"] ?? "", option: "end", relativeTo: zone.localTime(at: start).date)
-                let end = typed.place(endMoment).instant
+                let end: Int64
+                if keepsLength, let old = AgendaEntry.instant(payload.start),
+                    let oldEnd = AgendaEntry.instant(payload.end)
+                {
+                    end = start + (oldEnd - old)
+                } else {
+                    let endMoment = try typed.moment(
+                        edited["end"] ?? "", option: "end", relativeTo: zone.localTime(at: start).date)
+                    end = typed.place(endMoment).instant
+                }
                 guard start <= end else {
                     throw UsageError("end '\(edited["end"] ?? "")' is before start '\(edited["start"] ?? "")'")
                 }
@@ -203,6 +227,13 @@ struct ImportInteractiveForm {
         payload.start = told.start
         payload.end = told.end
         payload.isAllDay = told.isAllDay
+    }
+
+    /// How many days an all-day event covers (its exclusive end's distance from its first day).
+    private static func days(_ payload: GraphEvent) -> Int? {
+        guard let first = ImportInteractiveCard.civil(payload.start), let end = ImportInteractiveCard.civil(payload.end)
+        else { return nil }
+        return Int((end.secondsSinceEpoch - first.secondsSinceEpoch) / 86_400)
     }
 
     // MARK: Values

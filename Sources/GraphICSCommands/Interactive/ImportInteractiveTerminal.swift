@@ -102,10 +102,17 @@ final class ImportInteractiveTerminal: Sendable {
         return "vi"
     }
 
+    /// The modification time the form's file is given before the editor runs (1 January 2000): any save
+    /// changes it, even one within the file system's timestamp granularity of the write.
+    private static let unsavedTime = timespec(tv_sec: 946_684_800, tv_nsec: 0)
+
     /// Writes `text` to a private temporary file, runs `editor` on it with this terminal as its input and
     /// output (through `sh`, so `EDITOR='code --wait'` works), and returns the file's text after the editor
-    /// exits. Throws a sentence when the file cannot be made or the editor fails.
-    func edit(_ text: String, editor: String) throws(FormError) -> String {
+    /// exits; nil when the editor quit without saving (the file's inode and modification time unchanged).
+    /// `running` is told the editor's process id once it started and nil once it ended (before it is reaped,
+    /// so that the id cannot be reused while it is known). Throws a sentence when the file cannot be made or
+    /// the editor fails.
+    func edit(_ text: String, editor: String, running: (pid_t?) -> Void) throws(FormError) -> String? {
         let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         guard let (file, path) = POSIXFile.makeTemporary(prefix: folder + "/graph-ics-event-") else {
             throw FormError("cannot make a temporary file in \(folder): \(POSIXFile.describe(errno))")
@@ -117,15 +124,34 @@ final class ImportInteractiveTerminal: Sendable {
         }
         var bytes = text
         let failure = bytes.withUTF8 { POSIXFile.writeAll(file, UnsafeRawBufferPointer($0)) }
+        var times = [Self.unsavedTime, Self.unsavedTime]
+        _ = futimens(file, &times)
+        var written = stat()
+        _ = fstat(file, &written)
         close(file)
         if let failure { throw FormError("cannot write \(path): \(POSIXFile.describe(failure))") }
-        let status = run(["/bin/sh", "-c", editor + " \"$@\"", editor, path])
+        let status = run(["/bin/sh", "-c", Self.command(editor), editor, path], running: running)
         guard status == 0 else {
             throw FormError(
                 "the editor ('\(editor)') \(status < 0 ? "could not be started" : "exited with status \(status)")")
         }
+        var saved = stat()
+        if stat(path, &saved) == 0, saved.st_ino == written.st_ino,
+            saved.st_mtim.tv_sec == Self.unsavedTime.tv_sec, saved.st_mtim.tv_nsec == Self.unsavedTime.tv_nsec
+        {
+            return nil
+        }
         guard let bytes = Self.contents(of: path) else { throw FormError("cannot read \(path)") }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The shell command that runs `editor` on the file (`"$@"`): `exec`ed when it is plain words, so that
+    /// a signal sent to the editor's process reaches the editor itself rather than only the shell.
+    static func command(_ editor: String) -> String {
+        let words = editor.split(separator: " ")
+        let plain =
+            !editor.contains { ";&|<>()$`\\\n\"'*?[]{}~#".contains($0) } && !(words.first?.contains("=") ?? true)
+        return (plain ? "exec " : "") + editor + " \"$@\""
     }
 
     /// The bytes of the saved form, read with read(2). (With Foundation's `FileManager.contents(atPath:)`
@@ -149,7 +175,9 @@ final class ImportInteractiveTerminal: Sendable {
 
     /// Runs `arguments` with the terminal as standard input, output and error and the signals a shell gives
     /// (graph-ics ignores some), waits for it, and returns its exit status (-1: not started, 128 + n: signal).
-    private func run(_ arguments: [String]) -> Int32 {
+    /// `running` gets the process id once started, and nil once the process ended but before it is reaped.
+    /// The terminal's settings are put back when the process was ended by a signal.
+    private func run(_ arguments: [String], running: (pid_t?) -> Void) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -165,16 +193,24 @@ final class ImportInteractiveTerminal: Sendable {
         sigemptyset(&none)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var settings = termios()
+        let hasSettings = tcgetattr(descriptor, &settings) == 0
         var argv = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         guard posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ) == 0 else { return -1 }
+        running(pid)
+        // Waited for without reaping first (WNOWAIT), so the id stays the editor's until `running` forgot it.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0, errno == EINTR {}
+        running(nil)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { return -1 }
         }
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
         let signal = status & 0x7F
+        if signal != 0, hasSettings { tcsetattr(descriptor, TCSANOW, &settings) }
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 }
