@@ -4,7 +4,7 @@ import Testing
 
 /// `graph-ics agenda` against the Graph stand-in: day headings, times in the mailbox zone, all-day events
 /// first, events crossing midnight on each day, cancelled events marked, and the JSON form.
-@Suite struct AgendaCommandTests {
+@Suite(.tags(.zoneRules)) struct AgendaCommandTests {
     /// A mailbox in "W. Europe Standard Time" with a week (2026-W49, Monday 30 November) of events seeded
     /// in several zones, and one event the week after.
     static func seededAccount() throws -> StandInAccount {

@@ -3,7 +3,7 @@ import Testing
 
 /// End-to-end tests of the built `graph-ics` executable: exit statuses, what goes to stdout and stderr, and the
 /// files it writes.
-@Suite struct ConvertCommandTests {
+@Suite(.tags(.zoneRules)) struct ConvertCommandTests {
     static let convertUsage =
         "Usage: graph-ics convert [FILE|-] [--to ics|graph-json] [--tz ZONE] [--as-meeting] [--strict]"
     static let topUsage = "Usage: graph-ics <command> [options]"

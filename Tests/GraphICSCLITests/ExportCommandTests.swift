@@ -4,7 +4,7 @@ import ICalBridge
 import Testing
 
 /// `graph-ics export` end to end: the built binary against the Graph stand-in, with latency and throttling.
-@Suite struct ExportCommandTests {
+@Suite(.tags(.zoneRules)) struct ExportCommandTests {
     static let berlinWindows = "W. Europe Standard Time"
     static let berlin = TimeZone(identifier: "Europe/Berlin") ?? .current
     /// Monday 30 November 2026, 00:00 in Berlin (2026-11-29T23:00Z): the start of ISO week 2026-W49.

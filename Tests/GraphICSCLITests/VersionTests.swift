@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `graph-ics --version`: the version, the C libraries graph-ics runs with, the zone database.
-@Suite struct VersionTests {
+@Suite(.tags(.zoneRules)) struct VersionTests {
     /// What pkg-config says of a library's installed version.
     static func pkgConfig(_ module: String) throws -> String {
         let process = Process()

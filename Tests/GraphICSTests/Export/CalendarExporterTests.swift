@@ -108,7 +108,7 @@ private func wallClock(_ text: [Character], fields: [(Int, Int)], in zone: TimeZ
             second: numbers[5]))
 }
 
-@Suite struct CalendarExporterTests {
+@Suite(.tags(.zoneRules)) struct CalendarExporterTests {
     @Test func twelveHundredEventsOfAWeekComeExactlyInTwoPagesDespiteThrottling() throws {
         let setup = try ExportSetup()
         let seeded = try setup.standIn.addEvents(

@@ -8,7 +8,7 @@ import Testing
 ///
 /// `RECORD_FIXTURES=1 swift test --filter GoldenFixtureTests` rewrites the goldens and fails on purpose,
 /// so that a recording is never mistaken for a passing run: review the diff, then run again.
-@Suite struct GoldenFixtureTests {
+@Suite(.tags(.zoneRules)) struct GoldenFixtureTests {
     @Test("Graph JSON fixture converts to its golden .ics", arguments: Fixtures.graphNames)
     func matchesGolden(name: String) throws {
         let input = try Fixtures.data("graph/\(name).json")
@@ -99,7 +99,7 @@ import Testing
 
 /// libical, the library graph-ics builds on, reads every exported VEVENT back without complaint and with
 /// the texts Graph gave.
-@Suite struct LibicalReadBackTests {
+@Suite(.tags(.zoneRules)) struct LibicalReadBackTests {
     @Test(
         "libical parses each fixture's output without X-LIC-ERROR and gets every subject and category back",
         arguments: Fixtures.graphNames)

@@ -6,7 +6,7 @@ import Testing
 /// Inputs the fuzzers (`scripts/fuzz`) found crashes, hangs or leaks with, kept in `fixtures/fuzz/`: every
 /// one converts again on each test run, with every option the fuzzers toggle, without a crash and within a
 /// bound far above a normal conversion's time.
-@Suite struct FuzzRegressionTests {
+@Suite(.tags(.zoneRules)) struct FuzzRegressionTests {
     /// Longest one conversion of a fuzz input may take (a debug build under the address sanitizer on a
     /// shared machine included); the hangs found took minutes in a debug build before their fixes.
     static let bound: Duration = .seconds(5)

@@ -4,7 +4,7 @@ import Testing
 @testable import ICalBridge
 
 /// What `import --verify` expects Outlook to hold for a planned event.
-@Suite struct ImportExpectationTests {
+@Suite(.tags(.zoneRules)) struct ImportExpectationTests {
     private func planned(_ lines: [String], zone: String = "Europe/Berlin") throws -> PlannedEvent {
         let text =
             ([

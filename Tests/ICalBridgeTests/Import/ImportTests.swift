@@ -4,7 +4,7 @@ import Testing
 @testable import ICalBridge
 
 /// `.ics` → Graph payloads (the plan `import` carries out).
-@Suite struct ImportTests {
+@Suite(.tags(.zoneRules)) struct ImportTests {
     func plan(_ body: String, zone: String? = nil, asMeeting: Bool = false, strict: Bool = false) throws -> ImportPlan {
         let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + body + "END:VCALENDAR\r\n"
         var options = ImportOptions(strict: strict, file: "test.ics")

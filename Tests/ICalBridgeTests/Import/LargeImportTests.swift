@@ -5,7 +5,7 @@ import Testing
 
 /// Large calendars are parsed in chunks and planned on all cores; the result must be exactly what reading
 /// the same events in small calendars (parsed whole, one core) gives.
-@Suite struct LargeImportTests {
+@Suite(.tags(.zoneRules)) struct LargeImportTests {
     static let header = """
         BEGIN:VCALENDAR\r
         VERSION:2.0\r

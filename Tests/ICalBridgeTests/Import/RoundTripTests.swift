@@ -4,7 +4,7 @@ import Testing
 @testable import ICalBridge
 
 /// Graph JSON → .ics → Graph JSON keeps what matters, over every Graph fixture.
-@Suite struct RoundTripTests {
+@Suite(.tags(.zoneRules)) struct RoundTripTests {
     @Test(
         "round trip keeps instants, dates, subject, body, location, categories, reminder, status and recurrence",
         arguments: Fixtures.graphNames)

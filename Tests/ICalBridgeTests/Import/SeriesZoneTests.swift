@@ -7,7 +7,7 @@ import Testing
 /// `range.recurrenceTimeZone`, or as single events: never a local pattern with a UTC start (issue 13, items 3
 /// and 26). Every case is checked occurrence by occurrence: Graph's pattern expanded in the zone it is sent
 /// in against libical's expansion of the RRULE in the file's own zone.
-@Suite struct SeriesZoneTests {
+@Suite(.tags(.zoneRules)) struct SeriesZoneTests {
     /// RFC 2445's US Eastern, with the rules the United States dropped in 2007 (first Sunday of April, last
     /// Sunday of October): no IANA zone has them from 2007 on.
     static let usEastern = """

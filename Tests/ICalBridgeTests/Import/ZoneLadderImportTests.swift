@@ -5,7 +5,7 @@ import Testing
 
 /// The rungs of the zone ladder issue 13 added: path-style TZIDs (item 14), and a file's VTIMEZONE that
 /// redefines an IANA name (item 25).
-@Suite struct ZoneLadderImportTests {
+@Suite(.tags(.zoneRules)) struct ZoneLadderImportTests {
     /// What vobject writes for a `dateutil` zone named EST: New York's rules under the IANA name of a fixed
     /// zone five hours west of UTC.
     static let vobjectEST = """

@@ -3,7 +3,7 @@ import Testing
 @testable import ICalBridge
 
 /// The span a file's VTIMEZONE describes, over which it may redefine the IANA zone its TZID names.
-@Suite struct FileTimeZoneTests {
+@Suite(.tags(.zoneRules)) struct FileTimeZoneTests {
     static func seconds(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0) -> Int64 {
         CivilDateTime(year: year, month: month, day: day, hour: hour).secondsSinceEpoch
     }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ICalBridge
 
-@Suite struct ICalZoneTests {
+@Suite(.tags(.zoneRules)) struct ICalZoneTests {
     func zone(_ name: String) throws -> ICalZone {
         try #require(ICalZone.named(name))
     }

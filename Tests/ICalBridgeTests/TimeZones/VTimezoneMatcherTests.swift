@@ -119,7 +119,7 @@ enum VTimezoneTexts {
     }
 }
 
-@Suite struct VTimezoneMatcherTests {
+@Suite(.tags(.zoneRules)) struct VTimezoneMatcherTests {
     @Test(
         "Central European rules resolve to the territory-001 zone whose names the TZID shares, else Europe/Berlin",
         arguments: [

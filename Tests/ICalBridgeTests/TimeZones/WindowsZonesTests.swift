@@ -3,7 +3,7 @@ import Testing
 
 @testable import ICalBridge
 
-@Suite struct WindowsZonesTests {
+@Suite(.tags(.zoneRules)) struct WindowsZonesTests {
     @Test("Windows names map to IANA through CLDR's territory 001, normalised through tzdata links")
     func windowsToIANA() {
         #expect(WindowsZones.iana(forWindows: "W. Europe Standard Time") == "Europe/Berlin")
