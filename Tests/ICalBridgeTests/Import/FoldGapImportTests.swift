@@ -9,7 +9,7 @@ import Testing
 /// instant in UTC (RFC 5545 §3.3.5: the first of a fold, a gap's time moved forward by the gap); a series
 /// keeps its local pattern and its occurrence there gets an override in UTC (issue 28, item 4). Expected
 /// instants come from the system's zone rules (Foundation's `TimeZone`), not from graph-ics's own.
-@Suite struct FoldGapImportTests {
+@Suite(.tags(.zoneRules)) struct FoldGapImportTests {
     static let berlin = "Europe/Berlin"
 
     func plan(_ body: String, zone: String? = nil) throws -> ImportPlan {
