@@ -83,7 +83,7 @@ enum GraphStandInServer {
 
             """
         let temporary = envFile + ".tmp"
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: temporary, contents: Data(environment.utf8), attributes: [.posixPermissions: 0o600])
         guard rename(temporary, envFile) == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: envFile])

@@ -233,7 +233,6 @@ import Testing
     @Test("a second --name for a user already signed in under a name is refused with 64, naming that name")
     func secondNameForTheSameUserIsRefused() throws {
         let account = try Self.signingIn(Self.alex)
-        let standIn = account.standIn
         let first = try account.run(["login", "--name", "shared"], environment: account.baseEnvironment)
         #expect(first.status == 0, "stderr: \(first.err)")
         let second = try account.run(["login", "--name", "mine"], environment: account.baseEnvironment)

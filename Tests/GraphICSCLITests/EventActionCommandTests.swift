@@ -372,7 +372,7 @@ import Testing
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GRAPH_ICS_") }
         environment["NO_COLOR"] = "1"
-        environment.merge(try account.tokenEnvironment()) { _, new in new }
+        environment.merge(account.tokenEnvironment()) { _, new in new }
         process.environment = environment
         let output = Pipe()
         let errors = Pipe()

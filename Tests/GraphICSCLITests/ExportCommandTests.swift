@@ -251,7 +251,7 @@ import Testing
         try #require(ioctl(master, UInt(0x4004_5431), &unlock) == 0 && ioctl(master, UInt(0x8004_5430), &number) == 0)
         let terminal = try #require(FileHandle(forUpdatingAtPath: "/dev/pts/\(number)"))
         let process = Process()
-        process.executableURL = try #require(GraphICSBinary.url)
+        process.executableURL = GraphICSBinary.url
         process.arguments = ["export", "--week", "2026-W49", "-o", "week.ics"]
         process.currentDirectoryURL = account.folder
         process.environment = account.tokenEnvironment()

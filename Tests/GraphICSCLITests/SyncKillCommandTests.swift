@@ -103,7 +103,7 @@ import Testing
         /// returns whether the kill came before the run ended.
         private func syncKilled(when due: (TimeInterval) -> Bool) throws -> Bool {
             let process = Process()
-            process.executableURL = try #require(GraphICSBinary.url)
+            process.executableURL = GraphICSBinary.url
             process.arguments = ["sync", folder]
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GRAPH_ICS_") }
             environment.merge(self.environment) { _, new in new }

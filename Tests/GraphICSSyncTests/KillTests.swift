@@ -29,7 +29,7 @@ import Testing
                 let batch = (0..<40).map {
                     (name: "item-\($0).ics", contents: Data(Self.version($0, round: round).utf8))
                 }
-                try folder.write(batch: batch)
+                _ = try folder.write(batch: batch)
                 if round % 2 == 0 {
                     try folder.write(Data(Self.version(99, round: round).utf8), to: "single.ics")
                 }

@@ -211,7 +211,7 @@ struct ImportInteractive {
                 output.err(result.line)
             }
         }
-        if let stopped = report.stoppedBy {
+        if report.stoppedBy != nil {
             // Results the run reported only in its report (the events it did not reach).
             for result in report.results where !progress.has(result) { progress.add(result) }
         }

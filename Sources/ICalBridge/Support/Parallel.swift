@@ -95,7 +95,8 @@ public enum Parallel {
         return taken.withUnsafeMutableBufferPointer { sources in
             [T](unsafeUninitializedCapacity: total) { buffer, initialized in
                 guard let target = buffer.baseAddress, let source = sources.baseAddress else { return }
-                nonisolated(unsafe) let (into, from, offsets) = (target, source, starts)
+                nonisolated(unsafe) let (into, from) = (target, source)
+                let offsets = starts
                 forEach(count: sources.count) { part in
                     let elements = (from + part).move()
                     (from + part).initialize(to: [])

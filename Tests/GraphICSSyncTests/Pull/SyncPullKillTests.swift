@@ -78,7 +78,7 @@ import Testing
         let cleanFolder = try VdirFolder(path: fixture.directory.file("clean"))
         let cleanPairing = try fixture.state.pairing(
             SyncPairingKey(account: "ada@contoso.example", calendarID: "default", folder: cleanFolder))
-        try SyncPull(
+        _ = try SyncPull(
             client: fixture.client, state: fixture.state, pairing: cleanPairing, folder: cleanFolder,
             calendar: calendar
         ).run(window: fixture.window)
