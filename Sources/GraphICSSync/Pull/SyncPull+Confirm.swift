@@ -109,25 +109,19 @@ extension SyncPull {
 
     /// The span a series outside the window is rendered over: its pattern's own, from the day before its
     /// start date to two days after its end date, and at most five years (a series with no end, or a count).
+    /// The range's dates are read as the RRULE writer reads them (`GraphTimestamp`), at midnight UTC.
     static func seriesSpan(_ master: [String: Any]) -> SyncWindow? {
+        let midnightUTC = { (text: String) in GraphTimestamp.parse(text).map { $0.civil.date.secondsSinceEpoch } }
         guard let recurrence = master["recurrence"] as? [String: Any],
             let range = recurrence["range"] as? [String: Any],
-            let first = (range["startDate"] as? String).flatMap(Self.midnightUTC)
+            let first = (range["startDate"] as? String).flatMap(midnightUTC)
         else { return nil }
         let day: Int64 = 86_400
         let cap = first + Int64(GraphClient.longestRange / TimeInterval(day)) * day
         var end = cap
-        if range["type"] as? String == "endDate", let last = (range["endDate"] as? String).flatMap(Self.midnightUTC) {
+        if range["type"] as? String == "endDate", let last = (range["endDate"] as? String).flatMap(midnightUTC) {
             end = min(cap, max(first, last) + 2 * day)
         }
         return SyncWindow(start: first - day, end: end)
-    }
-
-    /// `2026-12-07` as seconds since 1970 at midnight UTC.
-    static func midnightUTC(_ date: String) -> Int64? {
-        let parts = date.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3 else { return nil }
-        let civil = CivilDateTime(year: parts[0], month: parts[1], day: parts[2])
-        return civil.isValid ? civil.secondsSinceEpoch : nil
     }
 }
