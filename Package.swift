@@ -55,24 +55,32 @@ let package = Package(
             name: "GraphStandInServer",
             dependencies: ["GraphStandIn"]
         ),
+        // One mirror per (account, calendar): the only reader of a calendar's changes from Graph (delta
+        // rounds, 410 restarts, re-anchoring, change keys), stored in SQLite with a change log its consumers
+        // (sync, feeds) read from their own cursors. Holds the SQLite wrapper every SQLite user shares.
+        .target(
+            name: "GraphICSMirror",
+            dependencies: ["CSQLite", "ICalBridge", "GraphICS"]
+        ),
         // What `graph-ics sync` keeps on disk: SQLite (the state of each pairing, its lock) and the vdir
         // folder of `.ics` files.
         .target(
             name: "GraphICSSync",
-            dependencies: ["CSQLite", "ICalBridge", "GraphICS"]
+            dependencies: ["CSQLite", "ICalBridge", "GraphICS", "GraphICSMirror"]
         ),
         // What `graph-ics serve` and `graph-ics feed` run on: feed definitions, each feed's live copy of its
         // calendar refreshed from Graph, and the HTTP server (libmicrohttpd, zlib) that serves it.
         .target(
             name: "GraphICSServe",
-            dependencies: ["CMicroHTTPD", "CZlib", "CGlibc", "ICalBridge", "GraphICS", "GraphICSSync"]
+            dependencies: ["CMicroHTTPD", "CZlib", "CGlibc", "ICalBridge", "GraphICS", "GraphICSMirror"]
         ),
         // The commands of graph-ics: option declarations, parsing, help, completions, the manual page. `demo`
         // runs the Graph stand-in in-process; `--version` asks the C libraries for their versions.
         .target(
             name: "GraphICSCommands",
             dependencies: [
-                "ICalBridge", "GraphICS", "GraphICSSync", "GraphICSServe", "GraphStandIn", "CLibical", "CCurl",
+                "ICalBridge", "GraphICS", "GraphICSMirror", "GraphICSSync", "GraphICSServe", "GraphStandIn", "CLibical",
+                "CCurl",
                 "CSQLite", "CMicroHTTPD",
             ]
         ),
@@ -99,15 +107,21 @@ let package = Package(
         // Runs the built binary: exit statuses, signals, the stand-in.
         .testTarget(
             name: "GraphICSCLITests",
-            dependencies: ["GraphICSMain", "ICalBridge", "GraphICS", "GraphICSSync", "GraphStandIn", "TestSupport"]
+            dependencies: [
+                "GraphICSMain", "ICalBridge", "GraphICS", "GraphICSMirror", "GraphICSSync", "GraphStandIn", "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "GraphICSMirrorTests",
+            dependencies: ["GraphICSMirror", "GraphICS", "GraphStandIn", "TestSupport"]
         ),
         .testTarget(
             name: "GraphICSSyncTests",
-            dependencies: ["GraphICSSync", "GraphICS", "GraphStandIn", "TestSupport"]
+            dependencies: ["GraphICSSync", "GraphICSMirror", "GraphICS", "GraphStandIn", "TestSupport"]
         ),
         .testTarget(
             name: "GraphICSServeTests",
-            dependencies: ["GraphICSServe", "GraphICS", "GraphStandIn", "TestSupport"]
+            dependencies: ["GraphICSServe", "GraphICSMirror", "GraphICS", "GraphStandIn", "TestSupport"]
         ),
         // Parsing, help, completions and the manual page, in-process.
         .testTarget(

@@ -13,6 +13,8 @@ final class ServeMailboxes: Sendable {
         var session: Session
         var client: GraphClient
         var zone: ResolvedZone?
+        /// The mailbox's user principal name, which names its calendars' mirrors (shared with `sync`).
+        var account: String?
     }
 
     private let mailboxes = Mutex<[String: Mailbox]>([:])
@@ -61,10 +63,12 @@ final class ServeMailboxes: Sendable {
         let isPrimary = calendarID == nil || calendar?.isDefaultCalendar == true
         let zone = try self.zone ?? mailbox.zone ?? mailbox.session.mailboxZone(override: nil, terminal: terminal)
         mailbox.zone = zone
+        let account = try mailbox.account ?? SyncCommand.account(mailbox.session, user: user)
+        mailbox.account = account
         mailboxes.withLock { $0[user ?? ""] = mailbox }
         return FeedTarget(
             definition: definition, calendarID: isPrimary ? nil : calendarID, isPrimary: isPrimary, zone: zone,
-            calendarName: calendar?.name)
+            calendarName: calendar?.name, account: account)
     }
 
     private func mailbox(_ user: String?) throws -> Mailbox {
@@ -91,6 +95,8 @@ final class RememberedTargets: Sendable {
         var isPrimary: Bool
         var calendarName: String?
         var zone: String
+        /// Absent in a file written before feeds read through mirrors.
+        var account: String?
     }
 
     let file: URL
@@ -116,7 +122,7 @@ final class RememberedTargets: Sendable {
         guard let resolvedZone else { return nil }
         return FeedTarget(
             definition: definition, calendarID: entry.calendarID, isPrimary: entry.isPrimary, zone: resolvedZone,
-            calendarName: entry.calendarName)
+            calendarName: entry.calendarName, account: entry.account ?? definition.user?.lowercased() ?? "")
     }
 
     /// Records `target` when it differs from what is stored; a failure to write is left silent (the next
@@ -124,7 +130,7 @@ final class RememberedTargets: Sendable {
     func store(_ target: FeedTarget) {
         let entry = Entry(
             calendarID: target.calendarID, isPrimary: target.isPrimary, calendarName: target.calendarName,
-            zone: target.zone.name)
+            zone: target.zone.name, account: target.account)
         lock.withLock { _ in
             var entries = read()
             guard entries[Self.key(target.definition)] != entry else { return }

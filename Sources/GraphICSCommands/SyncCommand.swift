@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import GraphICSSync
 import ICalBridge
 
@@ -171,6 +172,8 @@ struct SyncCommand: Command {
             return report.hasProblems ? .partlyFailed : .ok
         } catch let error as SyncStoreError {
             throw CommandFailure(Self.status(for: error.code), error.description)
+        } catch let error as MirrorError {
+            throw CommandFailure(error.code == .locked ? .temporaryFailure : .ioError, error.description)
         } catch let error as SQLiteError {
             throw CommandFailure(.ioError, "the sync state cannot be used: \(error.description)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICSMirror
 import ICalBridge
 
 /// A failure of what `sync` keeps on disk (the vdir folder, the state directory, the lock), naming the

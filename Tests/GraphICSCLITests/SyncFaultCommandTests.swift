@@ -1,4 +1,6 @@
 import Foundation
+import GraphICS
+import GraphICSMirror
 import GraphICSSync
 import GraphStandIn
 import Testing

@@ -1,5 +1,7 @@
 import Foundation
+import GraphICSMirror
 import GraphICSSync
+import TestSupport
 import Testing
 
 /// A process killed with SIGKILL at an arbitrary instant while it writes items and records state: what it

@@ -1,21 +1,24 @@
 import Foundation
-import GraphICSSync
+import GraphICS
+import GraphICSMirror
 import ICalBridge
 
-/// A feed's copy on disk, so that a restarted `serve` answers at once and resumes the delta instead of
-/// reading the whole window again: `<state dir>/feeds/<key>/` (key: the feed's name and a hash of its
-/// mailbox, calendar and name) holds
-/// - `events.json`: the events as Graph sent them, as one page (`{"value":[…],"@odata.deltaLink":"…"}`);
+/// A feed's copy on disk, so that a restarted `serve` answers at once and reads only the mirror's changes
+/// since (``MirrorCursor``): `<state dir>/feeds/<key>/` (key: the feed's name and a hash of its mailbox,
+/// calendar and name) holds
+/// - `events.json`: the events as Graph sent them, as one page (`{"value":[…]}`);
 /// - `feed.ics`: the last body;
-/// - `state.json`: the window and calendar id the events are for, a fingerprint of the events, the settings
-///   and events the body was rendered from, the body's SHA-256 and Last-Modified.
+/// - `state.json`: the window and calendar id the events are for, a fingerprint of the events, the cursor
+///   into the mirror, the settings and events the body was rendered from, the body's SHA-256 and
+///   Last-Modified.
 ///
 /// Each file is written atomically (``AtomicFile``), `state.json` last: it vouches for the
 /// other two, so a copy interrupted between two writes is never taken for a whole one. Events that do not
 /// match `state.json` are dropped (the next refresh reads the whole window); a body that does not match its
 /// hash, or was rendered with other settings (another detail level), is never served.
 ///
-/// The delta link is a credential (it reads the mailbox's changes): the folders are created `0700`.
+/// The events are private: the folders are created `0700`. (A cache written before the mirror also held
+/// the delta link; such a cache is read without it.)
 struct FeedCache: Sendable {
     let directory: String
 
@@ -35,6 +38,8 @@ struct FeedCache: Sendable {
         var windowEnd: Int64
         /// ``FeedEvents/fingerprint`` of `events.json`.
         var events: String
+        /// ``MirrorCursor`` of the events (absent in a cache written before the mirror).
+        var cursor: String?
         /// ``FeedCache/settings(of:)`` of the body's rendering.
         var settings: String
         /// The fingerprint of the events the body was rendered from.
@@ -73,7 +78,7 @@ struct FeedCache: Sendable {
         if record.calendarID == target.calendarID, let page = read("events.json"),
             let stored = FeedEvents.read(
                 page: page, window: SyncWindow(start: record.windowStart, end: record.windowEnd),
-                calendarID: record.calendarID),
+                calendarID: record.calendarID, cursor: record.cursor.flatMap(MirrorCursor.init)),
             stored.fingerprint == record.events
         {
             events = stored
@@ -94,7 +99,7 @@ struct FeedCache: Sendable {
     /// Writes the events, the body when `writingBody` (the folder does not hold it yet), then the record that
     /// vouches for both.
     func save(events: FeedEvents, body: RenderedFeed, writingBody: Bool, target: FeedTarget) throws {
-        try SyncStateDirectory.prepare(directory)
+        try CalendarMirror.preparePrivateFolder(directory)
         let fingerprint = events.fingerprint
         try AtomicFile.write(events.page(), to: directory + "/events.json")
         if writingBody {
@@ -102,7 +107,8 @@ struct FeedCache: Sendable {
         }
         let record = Record(
             calendarID: events.calendarID, windowStart: events.window.start, windowEnd: events.window.end,
-            events: fingerprint, settings: Self.settings(of: target), renderedFrom: fingerprint,
+            events: fingerprint, cursor: events.cursor?.description, settings: Self.settings(of: target),
+            renderedFrom: fingerprint,
             bodySHA256: SHA256.hexDigest(body.body),
             lastModified: Int64(body.lastModified.timeIntervalSince1970.rounded(.down)), eventCount: body.eventCount)
         let encoder = JSONEncoder()

@@ -1,9 +1,10 @@
 import Foundation
-import GraphICSSync
+import GraphICS
+import GraphICSMirror
 import ICalBridge
 
-/// A feed's live copy of its calendar: every event of its window as Graph last sent it, by id, with where
-/// the next delta round starts.
+/// A feed's copy of its calendar: every event of its window as the mirror (``CalendarMirror``) last gave it,
+/// by id, with where the feed's next read of the mirror starts.
 struct FeedEvents: Sendable, Equatable {
     /// The event's JSON object, exactly as Graph sent it.
     private(set) var raw: [String: Data] = [:]
@@ -13,13 +14,13 @@ struct FeedEvents: Sendable, Equatable {
     var window: SyncWindow
     /// The calendar's id (nil: the default calendar), so that a cache of another calendar is never used.
     var calendarID: String?
-    /// Where the next `calendarView/delta` round starts; nil for a calendar read by calendarView.
-    var deltaLink: String?
+    /// Where the feed's next read of the mirror starts; nil: it reads the whole window.
+    var cursor: MirrorCursor?
 
-    init(window: SyncWindow, calendarID: String?, deltaLink: String? = nil) {
+    init(window: SyncWindow, calendarID: String?, cursor: MirrorCursor? = nil) {
         self.window = window
         self.calendarID = calendarID
-        self.deltaLink = deltaLink
+        self.cursor = cursor
     }
 
     var count: Int { raw.count }
@@ -55,29 +56,23 @@ struct FeedEvents: Sendable, Equatable {
         return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
-    /// The events as one Graph page, `{"value":[…]}` ordered by id, followed by `@odata.deltaLink` when
-    /// there is one: what the renderer reads, and what the disk cache keeps.
+    /// The events as one Graph page, `{"value":[…]}` ordered by id: what the renderer reads, and what the
+    /// disk cache keeps.
     func page() -> Data {
         var page = Data("{\"value\":[".utf8)
-        page.reserveCapacity(raw.values.reduce(64) { $0 + $1.count + 1 } + (deltaLink?.utf8.count ?? 0))
+        page.reserveCapacity(raw.values.reduce(64) { $0 + $1.count + 1 })
         for (index, id) in raw.keys.sorted().enumerated() {
             if index > 0 { page.append(UInt8(ascii: ",")) }
             if let bytes = raw[id] { page.append(bytes) }
         }
-        page.append(contentsOf: Array("]".utf8))
-        if let deltaLink, let link = try? JSONSerialization.data(withJSONObject: deltaLink, options: .fragmentsAllowed)
-        {
-            page.append(contentsOf: Array(",\"@odata.deltaLink\":".utf8))
-            page.append(link)
-        }
-        page.append(UInt8(ascii: "}"))
+        page.append(contentsOf: Array("]}".utf8))
         return page
     }
 
     /// Reads a page ``page()`` wrote (or any Graph page of events): nil when it is not one.
-    static func read(page: Data, window: SyncWindow, calendarID: String?) -> FeedEvents? {
+    static func read(page: Data, window: SyncWindow, calendarID: String?, cursor: MirrorCursor?) -> FeedEvents? {
         guard let entries = GraphPage.entries(in: page, fields: ["id", "changeKey"]) else { return nil }
-        var events = FeedEvents(window: window, calendarID: calendarID, deltaLink: GraphPage.links(in: page)?.deltaLink)
+        var events = FeedEvents(window: window, calendarID: calendarID, cursor: cursor)
         for entry in entries where !entry.isRemoved {
             guard let id = entry.fields["id"] else { return nil }
             events.store(id: id, changeKey: entry.fields["changeKey"], raw: entry.raw)

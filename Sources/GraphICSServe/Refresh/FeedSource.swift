@@ -1,22 +1,20 @@
 import Foundation
 import GraphICS
-import GraphICSSync
 import ICalBridge
 import Synchronization
 
 /// One feed's live copy of its calendar, and the body rendered from it.
 ///
-/// ``refresh(now:)`` brings the copy up to date with Graph: on the primary calendar a `calendarView/delta`
-/// round resumed from the last delta link (one request when nothing changed), a round over the whole window
-/// on the first refresh, when the window moved to a new day, or when Graph answers 410; on another calendar
-/// its calendarView read whole and compared by change key. The body is rendered again only when an event's
-/// change key changed or an event came or went, and is replaced only when its bytes differ: otherwise the
-/// body, ETag and Last-Modified stay byte-identical.
+/// ``refresh(now:)`` brings the copy up to date with Graph through the calendar's mirror (``CalendarMirror``:
+/// one request when nothing changed on the primary calendar) and takes the mirror's changes since the feed's
+/// cursor, or the whole window when the window moved to a new day (read from the mirror's store, not Graph).
+/// The body is rendered again only when an event's change key changed or an event came or went, and is
+/// replaced only when its bytes differ: otherwise the body, ETag and Last-Modified stay byte-identical.
 ///
 /// When a refresh fails (Graph down, the sign-in expired) it throws, ``status`` records the error and
-/// ``current`` stays the last good body. The events, delta link and body are kept on disk (``FeedCache``)
+/// ``current`` stays the last good body. The events, the cursor and the body are kept on disk (``FeedCache``)
 /// after each change and read back by `init`, so a restarted `serve` serves at once and its first refresh
-/// resumes the delta.
+/// reads only the mirror's changes.
 ///
 /// Thread-safety: ``current``, ``status`` and ``lastRefresh`` may be read from any thread at any time, also
 /// while a refresh runs; refreshes of one source run one at a time (a second call waits for the first).
@@ -24,6 +22,8 @@ public final class FeedSource: Sendable {
     public let target: FeedTarget
     let client: GraphClient
     let cache: FeedCache
+    /// graph-ics's state folder: the feed's cache and the calendar's mirror live in it.
+    let stateDirectory: URL
     /// Entries per Graph page (`Prefer: odata.maxpagesize`, `$top`).
     let pageSize: Int
 
@@ -55,6 +55,7 @@ public final class FeedSource: Sendable {
         self.target = target
         self.client = client
         self.pageSize = pageSize
+        self.stateDirectory = stateDirectory
         cache = FeedCache(stateDirectory: stateDirectory, target: target)
         let loaded = cache.load(for: target)
         published = Mutex(Published(current: loaded.body))

@@ -1,5 +1,5 @@
 import Foundation
-import GraphICSSync
+import GraphICSMirror
 import ICalBridge
 
 /// A feed's definition with what `serve` resolved for it when it started: the calendar's id and whether it is
@@ -17,11 +17,15 @@ public struct FeedTarget: Sendable {
     public var zone: ResolvedZone
     /// Written as the body's NAME and X-WR-CALNAME; nil leaves them out.
     public var calendarName: String?
+    /// The mailbox as the calendar's mirror is named by (``CalendarMirror``): its user principal name, so
+    /// that `sync` and `serve` share one mirror of a calendar.
+    public var account: String
 
     public init(
         definition: FeedDefinition, calendarID: String? = nil, isPrimary: Bool = true, zone: ResolvedZone = .utc,
-        calendarName: String? = nil
+        calendarName: String? = nil, account: String = ""
     ) {
+        self.account = account
         self.definition = definition
         self.calendarID = calendarID
         self.isPrimary = isPrimary
@@ -33,7 +37,8 @@ public struct FeedTarget: Sendable {
 extension FeedTarget {
     /// The days the feed shows at `now`: from midnight (in ``zone``) `pastDays` before today to midnight
     /// after the day `futureDays` after today; the same range as `graph-ics export --from TODAY-PAST
-    /// --to TODAY+FUTURE+1` in that zone. It moves at midnight, when the next refresh reads the whole window.
+    /// --to TODAY+FUTURE+1` in that zone. It moves at midnight, when the next refresh takes the whole window
+    /// from the calendar's mirror (which reads Graph whole only when the window leaves the one it follows).
     public func window(at now: Date) -> SyncWindow {
         let today = zone.localTime(at: Int64(now.timeIntervalSince1970.rounded(.down))).date
         let first = today.adding(days: -definition.pastDays)

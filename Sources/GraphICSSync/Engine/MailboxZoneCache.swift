@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 /// The mailbox's time zone name as the last sync read it (`GET mailboxSettings`), kept in the state
 /// directory for a day, so that a sync with nothing to do asks Graph one question (the delta link), not

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 /// Who a given bearer token (`GRAPH_ICS_ACCESS_TOKEN`) signs in, as the last sync read it from `GET /me`,
 /// kept in the state directory so that a sync with nothing to do asks Graph one question (the delta link),

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICSMirror
 import ICalBridge
 
 /// How one `graph-ics sync` runs: the window, the directions, what wins a conflict, and the safety

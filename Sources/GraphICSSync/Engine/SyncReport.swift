@@ -1,4 +1,5 @@
 import Foundation
+import GraphICSMirror
 import ICalBridge
 
 /// What one `graph-ics sync` did (or, for `--dry-run`, would do), item by item: the lines the command

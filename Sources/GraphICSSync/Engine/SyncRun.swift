@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import ICalBridge
 
 /// One run of `graph-ics sync` over one pairing: takes the folder's lock, plans both sides, checks the

@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 
 /// One event as a round shows it (a delta entry, or a calendarView entry on a calendar without delta).
 struct GraphEntry {
@@ -14,7 +15,7 @@ struct GraphEntry {
         self.raw = raw
     }
 
-    init(_ event: DeltaEvent) {
+    init(_ event: MirrorEvent) {
         self.init(id: event.id, changeKey: event.changeKey, raw: event.raw)
     }
 }
@@ -46,12 +47,6 @@ struct DeltaEntryShape {
         let type = object?["type"] as? String
         let master = object?["seriesMasterId"] as? String
         seriesMasterID = (type == "occurrence" || type == "exception") ? master : nil
-    }
-
-    /// Groups delta entries into items in the order their first entry came: a single event each, one item
-    /// per series.
-    static func group(_ events: [DeltaEvent]) -> [PullItemSource] {
-        group(events.map(GraphEntry.init))
     }
 
     /// Groups entries into items in the order their first entry came.

@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import ICalBridge
 
 /// One item's file, exactly as `graph-ics export --recurrence series` writes that event or series: the

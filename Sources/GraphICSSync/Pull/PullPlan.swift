@@ -1,15 +1,9 @@
 import Foundation
+import GraphICSMirror
 import ICalBridge
 
 /// Which calendar a pairing syncs, which decides how the pull reads Graph's changes.
-public enum PullCalendar: Equatable, Sendable {
-    /// The mailbox's primary calendar: `calendarView/delta` rounds (Graph v1.0 documents delta only there,
-    /// `api/event-delta.md`).
-    case primary
-    /// Another calendar, by Graph id: `calendars/{id}/calendarView` over the window at every pull, compared
-    /// with the records by change key (unchanged items are not read further).
-    case other(id: String)
-}
+public typealias PullCalendar = MirrorCalendar
 
 /// What a pull would do, found by reading Graph and the folder and writing nothing: the value
 /// ``SyncPull/plan(window:)`` returns, that `--dry-run` prints and ``SyncPull/apply(_:overwriting:archive:)``
@@ -56,14 +50,11 @@ public struct PullPlan: Sendable {
 
 /// What an applied pull stores for the next one.
 enum PullCheckpoint: Sendable {
-    /// The window a calendar without delta is read over (stored with no link), so that later pulls compare
-    /// the same span until it no longer covers the one asked for.
-    case window(SyncWindow)
-    /// A changes round's next delta link: stored only when no local change was kept back, so that Graph's
-    /// version comes again until the item is settled.
+    /// After a read of changes, the next cursor into the mirror: stored only when no local change was kept
+    /// back, so that Graph's version comes again until the item is settled.
     case unlessKept(DeltaCheckpoint)
-    /// A full round's delta link, stored in any case; a kept item's record is marked instead (no change
-    /// key), so that the next round reads its Graph version again.
+    /// After a read of the whole window, the next cursor, stored in any case; a kept item's record is marked
+    /// instead (no change key), so that the next round reads its Graph version again.
     case marking(DeltaCheckpoint)
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICSMirror
 import ICalBridge
 
 /// What one pull did, item by item, for the report of `graph-ics sync`.

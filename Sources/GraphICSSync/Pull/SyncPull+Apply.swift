@@ -237,9 +237,6 @@ extension SyncPull {
     /// deletion is unconfirmed, so that the next run's round reports the item again and Graph is asked again.
     private func settle(_ plan: PullPlan, records: [String: SyncItemRecord], _ report: inout PullReport) throws {
         switch plan.checkpoint {
-        case .window(let window):
-            // Unconfirmed items are not marked: the next comparison over the window asks about them again.
-            try state.saveDeltaCheckpoint(DeltaCheckpoint(link: "", window: window), for: pairing)
         case .unlessKept(let checkpoint):
             // A change kept back for a local edit must come again until the push layer settles it.
             if report.keptLocalChanges.isEmpty, plan.unconfirmed.isEmpty {

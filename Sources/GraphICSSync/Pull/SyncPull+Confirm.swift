@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import ICalBridge
 
 // The one rule for deleting a file: Outlook deleted the event. A round's silence only makes an item a

@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import ICalBridge
 
 /// One item's file as Graph has it now, and what the state records for it.

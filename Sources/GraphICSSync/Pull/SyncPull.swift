@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import ICalBridge
 
 /// The pull half of `graph-ics sync`: brings Graph's changes into a pairing's folder and records them.
@@ -74,27 +75,56 @@ public struct SyncPull {
         return try apply(try plan(window: asked))
     }
 
-    /// What pulling Graph's changes for `window` (the span the user asked for) would do: reads Graph and
-    /// the folder, writes nothing (no file, no record, no delta link).
+    /// What pulling Graph's changes for `window` (the span the user asked for) would do: runs a round of the
+    /// calendar's mirror (``CalendarMirror``, which owns the Graph rounds) and reads the folder; writes
+    /// nothing of the pairing's (no file, no record, no cursor).
     public func plan(window asked: SyncWindow) throws -> PullPlan {
         let records = try state.items(of: pairing).map { record in
             var read = record
             if rereading.contains(record.fileName) { read.changeKey = nil }
             return read
         }
-        let widened = SyncWindow(start: asked.start, end: asked.end + lookahead)
         let stored = try state.deltaCheckpoint(of: pairing)
+        let covering = stored.map(\.window).flatMap { $0.covers(asked) ? $0 : nil }
+        let window = covering ?? SyncWindow(start: asked.start, end: asked.end + lookahead)
+        // A checkpoint stored before the mirror holds a delta link, not a cursor: the first read is whole,
+        // compared with the records (nothing is written for an item Graph did not change). On a calendar
+        // without delta every read is whole, compared with the records as before the mirror: an item the
+        // push placed outside the window is found missing there and asked about once.
+        let cursor = covering == nil || calendar != .primary ? nil : stored.flatMap { MirrorCursor($0.link) }
+        let read = try mirror.read(consumer: "sync:\(pairing.id)", window: window, since: cursor)
+        let round: PullReport.Round =
+            switch (stored, covering, read.round) {
+            case (nil, _, _): .first
+            case (_, nil, _), (_, _, .first), (_, _, .reanchored): .reanchored
+            case (_, _, .resync): .resync
+            case (_, _, .changes): .changes
+            }
         var plan: PullPlan
-        switch calendar {
-        case .other(let id):
-            let covering = stored.map(\.window).flatMap { $0.covers(asked) ? $0 : nil }
-            let round: PullReport.Round = stored == nil ? .first : covering == nil ? .reanchored : .changes
-            plan = try calendarViewRound(id, window: covering ?? widened, round: round, records: records)
-        case .primary:
-            plan = try deltaRounds(asked: asked, widened: widened, stored: stored, records: records)
+        switch read.kind {
+        case .whole:
+            plan = PullPlan(
+                round: round, window: window, items: [], keptLocalChanges: [], diagnostics: [], unchanged: 0,
+                updates: [], deletions: [],
+                checkpoint: .marking(DeltaCheckpoint(link: read.cursor.description, window: window)))
+            // Over the stored window a series whose occurrences kept their change keys is the file it was.
+            let keys = covering != nil ? try state.occurrenceChangeKeys(in: pairing) : [:]
+            try compare(
+                DeltaEntryShape.group(read.events.map(GraphEntry.init)), with: records, fetchOccurrences: false,
+                occurrenceKeys: keys, into: &plan)
+        case .changes:
+            plan = try changesRound(read, window: window, round: round, records: records)
         }
         try classify(&plan, records: records)
         return plan
+    }
+
+    /// The calendar's mirror, in the state folder beside the state database.
+    var mirror: CalendarMirror {
+        let directory = (state.database.path as NSString).deletingLastPathComponent
+        let mirror = CalendarMirror(directory: directory, account: pairing.key.account, calendar: calendar, client: client)
+        mirror.pageSize = pageSize
+        return mirror
     }
 
     /// Graph's version of the item file `name` as `plan` would write it (for a conflict's archive); nil
@@ -103,69 +133,21 @@ public struct SyncPull {
         plan.updates.first { $0.fileName == name }?.contents
     }
 
-    // MARK: Delta rounds (the primary calendar)
+    // MARK: A round of changes
 
-    private func deltaRounds(
-        asked: SyncWindow, widened: SyncWindow, stored: DeltaCheckpoint?, records: [SyncItemRecord]
-    ) throws -> PullPlan {
-        // A checkpoint without a link was stored for this calendar while it was not the primary one.
-        guard let checkpoint = stored, !checkpoint.link.isEmpty else {
-            return try fullRound(widened, round: stored == nil ? .first : .reanchored, records: records)
-        }
-        guard checkpoint.window.covers(asked) else {
-            return try fullRound(widened, round: .reanchored, records: records)
-        }
-        do {
-            return try changesRound(checkpoint, records: records)
-        } catch is DeltaResyncRequired {
-            return try fullRound(checkpoint.window, round: .resync, records: records)
-        }
-    }
-
-    /// Reads every event of `window` and plans the folder to match it.
-    private func fullRound(_ window: SyncWindow, round: PullReport.Round, records: [SyncItemRecord]) throws
-        -> PullPlan
-    {
-        let (events, link) = try wholeWindow(window)
-        var plan = PullPlan(
-            round: round, window: window, items: [], keptLocalChanges: [], diagnostics: [], unchanged: 0,
-            updates: [], deletions: [], checkpoint: .marking(DeltaCheckpoint(link: link, window: window)))
-        // Over the same window a series whose occurrences kept their change keys is the file it was.
-        let keys = round == .resync ? try state.occurrenceChangeKeys(in: pairing) : [:]
-        try compare(
-            DeltaEntryShape.group(events), with: records, fetchOccurrences: false, occurrenceKeys: keys, into: &plan)
-        return plan
-    }
-
-    /// The first round over `window`, its events and deltaLink; a 410 in its pages (Graph dropped the
-    /// round's state while it was read) starts it again once.
-    private func wholeWindow(_ window: SyncWindow) throws -> (events: [DeltaEvent], link: String) {
-        func read() throws -> (events: [DeltaEvent], link: String) {
-            var events: [DeltaEvent] = []
-            let link = try client.calendarViewDelta(
-                start: window.startDate, end: window.endDate, pageSize: pageSize
-            ) { events += $0.events }
-            return (events, link)
-        }
-        do {
-            return try read()
-        } catch is DeltaResyncRequired {
-            return try read()
-        }
-    }
-
-    /// Plans what changed since the stored delta link, and reads again the items whose Graph version a
-    /// full round kept back. An `@removed` event, and a series with no occurrence left in the window, is
+    /// Plans what changed since the pairing's cursor, and reads again the items whose Graph version a
+    /// full round kept back. A removed event, and a series with no occurrence left in the window, is
     /// deleted only once Graph confirms it (see ``confirm(_:into:)``).
-    private func changesRound(_ checkpoint: DeltaCheckpoint, records: [SyncItemRecord]) throws -> PullPlan {
-        let changes = try client.calendarViewDelta(resumingFrom: checkpoint.link, pageSize: pageSize)
+    private func changesRound(_ read: MirrorRead, window: SyncWindow, round: PullReport.Round, records: [SyncItemRecord])
+        throws -> PullPlan
+    {
         var plan = PullPlan(
-            round: .changes, window: checkpoint.window, items: [], keptLocalChanges: [], diagnostics: [],
+            round: round, window: window, items: [], keptLocalChanges: [], diagnostics: [],
             unchanged: 0, updates: [], deletions: [],
-            checkpoint: .unlessKept(DeltaCheckpoint(link: changes.deltaLink, window: checkpoint.window)))
+            checkpoint: .unlessKept(DeltaCheckpoint(link: read.cursor.description, window: window)))
         let byGraphID = Self.byGraphID(records)
-        var sources = DeltaEntryShape.group(changes.events)
-        let candidates = try removals(changes.removedIDs, records: records, sources: &sources)
+        var sources = DeltaEntryShape.group(read.events.map(GraphEntry.init))
+        let candidates = try removals(read.removedIDs, records: records, sources: &sources)
         let asked = Set(candidates.compactMap(\.graphID))
         var listed = Set(sources.map(\.graphID))
         for record in records where record.awaitsGraphVersion {
@@ -184,7 +166,7 @@ public struct SyncPull {
                 continue
             }
             switch try prepare(
-                source, record: record, window: checkpoint.window, fetchOccurrences: true,
+                source, record: record, window: window, fetchOccurrences: true,
                 diagnostics: &plan.diagnostics)
             {
             case .update(let update): plan.updates.append(update)
@@ -288,9 +270,4 @@ public struct SyncPull {
     static func byGraphID(_ records: [SyncItemRecord]) -> [String: SyncItemRecord] {
         Dictionary(records.compactMap { r in r.graphID.map { ($0, r) } }) { first, _ in first }
     }
-}
-
-extension SyncWindow {
-    var startDate: Date { Date(timeIntervalSince1970: TimeInterval(start)) }
-    var endDate: Date { Date(timeIntervalSince1970: TimeInterval(end)) }
 }

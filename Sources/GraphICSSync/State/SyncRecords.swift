@@ -1,4 +1,6 @@
 import Foundation
+import GraphICS
+import GraphICSMirror
 
 /// What one sync pairing is keyed by: the account, the calendar and the folder's real path.
 public struct SyncPairingKey: Hashable, Sendable {
@@ -70,30 +72,6 @@ public struct SyncItemRecord: Equatable, Sendable {
     /// time. When it does not, the file is read and its hash compared before calling it changed.
     public func matches(_ entry: VdirEntry) -> Bool {
         entry.size == size && entry.modificationNanoseconds == modificationNanoseconds
-    }
-}
-
-/// The span of time a delta link covers, in whole seconds (UTC instants).
-public struct SyncWindow: Equatable, Sendable {
-    /// Seconds since 1970, start inclusive, end exclusive.
-    public var start: Int64
-    public var end: Int64
-
-    public init(start: Int64, end: Int64) {
-        self.start = start
-        self.end = end
-    }
-
-    /// The whole seconds inside `start ..< end`: a fractional start rounds up and a fractional end down, so
-    /// the stored window never claims more than the one Graph was asked for.
-    public init(start: Date, end: Date) {
-        self.start = Int64(start.timeIntervalSince1970.rounded(.up))
-        self.end = Int64(end.timeIntervalSince1970.rounded(.down))
-    }
-
-    /// Whether this window contains all of `other` (then a delta link for this window serves it).
-    public func covers(_ other: SyncWindow) -> Bool {
-        start <= other.start && other.end <= end
     }
 }
 

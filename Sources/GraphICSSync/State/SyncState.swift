@@ -1,4 +1,6 @@
 import Foundation
+import GraphICS
+import GraphICSMirror
 
 /// The state of every sync pairing, in one SQLite database under the state directory.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 import ICalBridge
 
 /// One item file as a scan sees it: what `stat` says, nothing read.

@@ -91,7 +91,7 @@ import Testing
         #expect(fixture.requestCount == before + 1 && FeedFixture.text(source.current).contains("SUMMARY:Brunch"))
     }
 
-    @Test func aNewDayMovesTheWindowWithAWholeRound() throws {
+    @Test func aNewDayMovesTheWindowFromTheMirrorWithOneRequest() throws {
         let fixture = try FeedFixture()
         try fixture.addSingle("First", day: 1, id: "first")
         try fixture.addSingle("Lunch", day: 3, id: "lunch")
@@ -101,7 +101,7 @@ import Testing
 
         let tomorrow = fixture.now.addingTimeInterval(86_400)
         #expect(try source.refresh(now: tomorrow) == .changed)
-        #expect(source.lastRefresh?.round == .full)
+        #expect(source.lastRefresh?.round == .full && source.lastRefresh?.requests == 1, "no whole Graph round")
         let text = FeedFixture.text(source.current)
         #expect(!text.contains("SUMMARY:First") && text.contains("SUMMARY:Lunch"), "1 December left the window")
     }
@@ -140,22 +140,6 @@ import Testing
             #expect(
                 source.current?.eventCount == (selection.detail == .busy ? 7 : selection.categories.isEmpty ? 8 : 1))
         }
-    }
-
-    @Test func a410InTheFirstPagesOfAWholeRoundStartsItAgainOnce() throws {
-        let fixture = try FeedFixture()
-        try fixture.standIn.addEvents(count: 25, from: fixture.windowStart, to: fixture.windowEnd)
-        let source = fixture.source(pageSize: 10)
-        let gone = LoopbackHTTPServer.Response(
-            status: 410, headers: [("Content-Type", "application/json")],
-            body: Data(#"{"error":{"code":"syncStateNotFound","message":"The sync state could not be found."}}"#.utf8))
-        fixture.standIn.injectFault(.respond(gone), forPathContaining: "skiptoken")
-        #expect(try source.refresh(now: fixture.now) == .changed)
-        #expect(source.current?.eventCount == 25 && source.lastRefresh?.requests == 4, "one page, then three")
-
-        fixture.standIn.injectFault(.respond(gone), forPathContaining: "skiptoken", times: 2)
-        #expect(throws: DeltaResyncRequired.self) { try source.refresh(now: fixture.now.addingTimeInterval(86_400)) }
-        #expect(source.current?.eventCount == 25, "the last good body stays")
     }
 
     @Test func privateEventsAreBusyBlocksInANewFeed() throws {

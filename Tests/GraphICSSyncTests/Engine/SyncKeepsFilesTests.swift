@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import GraphStandIn
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import GraphICSMirror
 @testable import GraphICSSync
 
 @Suite struct SyncReportTests {

@@ -4,6 +4,7 @@ import GraphICS
 import Synchronization
 import Testing
 
+@testable import GraphICSMirror
 @testable import GraphICSSync
 
 /// One instant of a sync at which a kill test's child process SIGKILLs itself: the `occurrence`th time

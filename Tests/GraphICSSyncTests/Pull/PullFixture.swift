@@ -1,6 +1,8 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import GraphStandIn
+import TestSupport
 
 @testable import GraphICSSync
 @testable import ICalBridge

@@ -7,36 +7,6 @@ import Testing
 
 /// Full rounds that meet a 410 or a local edit, and a series no item file can hold.
 @Suite struct SyncPullRoundTests {
-    /// Graph's answer when it dropped a round's state (made per use: a stored static's Data is reported by
-    /// LeakSanitizer).
-    private static var gone: LoopbackHTTPServer.Response {
-        LoopbackHTTPServer.Response(
-            status: 410, headers: [("Content-Type", "application/json")],
-            body: Data(#"{"error":{"code":"syncStateNotFound","message":"The sync state could not be found."}}"#.utf8))
-    }
-
-    @Test func aFirstRoundThatMeetsA410IsStartedAgainOnce() throws {
-        let fixture = try PullFixture()
-        for day in 1...6 { try fixture.addSingle("Event \(day)", day: day, id: "e\(day)") }
-        var pull = fixture.pull()
-        pull.pageSize = 2
-        fixture.standIn.injectFault(.respond(Self.gone), forPathContaining: "skiptoken")
-        let report = try pull.run(window: fixture.window)
-        #expect(report.round == .first && report.pulled.count == 6)
-        #expect(try fixture.folder.scan().count == 6 && fixture.state.deltaCheckpoint(of: fixture.pairing) != nil)
-        #expect(try fixture.run().round == .changes)
-    }
-
-    @Test func aFirstRoundThatMeetsA410TwiceStopsWithoutWriting() throws {
-        let fixture = try PullFixture()
-        for day in 1...6 { try fixture.addSingle("Event \(day)", day: day, id: "e\(day)") }
-        var pull = fixture.pull()
-        pull.pageSize = 2
-        fixture.standIn.injectFault(.respond(Self.gone), forPathContaining: "skiptoken", times: 2)
-        #expect(throws: DeltaResyncRequired.self) { try pull.run(window: fixture.window) }
-        #expect(try fixture.folder.scan().isEmpty && fixture.state.deltaCheckpoint(of: fixture.pairing) == nil)
-    }
-
     @Test func aLocalFileKeptOnAFirstRoundComesBackInLaterIncrementalRounds() throws {
         let fixture = try PullFixture()
         try fixture.addSingle("Lunch", day: 3, id: "lunch")

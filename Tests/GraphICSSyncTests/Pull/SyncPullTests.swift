@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import Testing
 
 @testable import GraphICSSync
@@ -130,8 +131,8 @@ import Testing
         #expect(report.round == .resync)
         #expect(report.pulled.isEmpty && report.unchanged == 3)
         #expect(try fixture.modificationTimes() == times)
-        #expect(try fixture.state.deltaCheckpoint(of: fixture.pairing)?.link != link)
-        #expect(try fixture.run().round == .changes, "the new link works")
+        #expect(try fixture.state.deltaCheckpoint(of: fixture.pairing)?.link == link, "nothing changed in the mirror")
+        #expect(try fixture.run().round == .changes, "the mirror's new link works")
     }
 
     @Test func aWindowTheStoredOneNoLongerCoversStartsAFreshRound() throws {

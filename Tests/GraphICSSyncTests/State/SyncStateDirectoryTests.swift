@@ -1,5 +1,6 @@
 import Foundation
 import GraphICSSync
+import TestSupport
 import Testing
 
 @Suite struct SyncStateDirectoryTests {

@@ -1,6 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
+import GraphICSMirror
 @testable import GraphICSSync
 
 @Suite struct SyncStateOccurrenceTests {

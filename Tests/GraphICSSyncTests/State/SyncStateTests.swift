@@ -1,6 +1,9 @@
 import Foundation
+import GraphICS
+import TestSupport
 import Testing
 
+import GraphICSMirror
 @testable import GraphICSSync
 
 @Suite struct SyncStateTests {

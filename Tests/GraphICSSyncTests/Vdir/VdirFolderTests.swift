@@ -1,4 +1,6 @@
 import Foundation
+import GraphICS
+import TestSupport
 import Testing
 
 @testable import GraphICSSync

@@ -1,11 +1,11 @@
 import Foundation
 
 /// A fresh directory under the system's temporary folder, removed with everything in it in `deinit`.
-final class TemporaryDirectory {
-    let path: String
+public final class TemporaryDirectory {
+    public let path: String
 
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "/graph-ics-sync-tests-XXXXXX").utf8CString)
+    public init() throws {
+        var template = Array((NSTemporaryDirectory() + "/graph-ics-tests-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
             guard let base = buffer.baseAddress, mkdtemp(base) != nil else { return nil }
             return String(cString: base)
@@ -20,17 +20,17 @@ final class TemporaryDirectory {
     }
 
     /// `path/name`.
-    func file(_ name: String) -> String {
+    public func file(_ name: String) -> String {
         path + "/" + name
     }
 
     /// Writes `text` to `name` directly (not through graph-ics).
-    func write(_ text: String, to name: String) throws {
+    public func write(_ text: String, to name: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: file(name)))
     }
 
     /// The names in the directory, sorted.
-    func names() throws -> [String] {
+    public func names() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: path).sorted()
     }
 }

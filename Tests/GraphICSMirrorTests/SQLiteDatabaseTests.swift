@@ -1,5 +1,6 @@
 import Foundation
-import GraphICSSync
+import GraphICSMirror
+import TestSupport
 import Testing
 
 @Suite struct SQLiteDatabaseTests {
