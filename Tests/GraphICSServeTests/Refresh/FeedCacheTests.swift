@@ -28,6 +28,34 @@ import Testing
         #expect(again.current?.lastModified == fixture.now.addingTimeInterval(7200))
     }
 
+    /// A cache written before feeds read through the calendar's mirror: `events.json` ends with Graph's
+    /// delta link, `state.json` has no cursor, and no mirror exists.
+    @Test func aCacheWrittenBeforeTheMirrorIsServedAtOnceAndItsBodyKept() throws {
+        let fixture = try FeedFixture()
+        try fixture.addSingle("Lunch", day: 3, id: "lunch")
+        try fixture.addSeries()
+        let first = fixture.source()
+        try first.refresh(now: fixture.now)
+        let body = try #require(first.current)
+        let folder = first.cache.directory
+        var record = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/state.json")))
+            as? [String: Any]
+        #expect(record?["cursor"] != nil)
+        record?["cursor"] = nil
+        try JSONSerialization.data(withJSONObject: record ?? [:], options: [.sortedKeys])
+            .write(to: URL(fileURLWithPath: folder + "/state.json"))
+        var page = try String(contentsOfFile: folder + "/events.json", encoding: .utf8)
+        page.removeLast()
+        page += #","@odata.deltaLink":"https://graph.microsoft.com/v1.0/me/calendarView/delta?$deltatoken=old"}"#
+        try page.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(at: fixture.state.url.appendingPathComponent("mirrors"))
+
+        let restarted = fixture.source()
+        #expect(restarted.current == body, "served before any request")
+        #expect(try restarted.refresh(now: fixture.now.addingTimeInterval(3600)) == .unchanged)
+        #expect(restarted.current == body && restarted.lastRefresh?.rendered == false, "same bytes, same ETag")
+    }
+
     @Test func aCachedBodyOfAnotherSelectionIsNeverServed() throws {
         let fixture = try FeedFixture()
         try fixture.addSingle("Lunch", day: 3, id: "lunch")
