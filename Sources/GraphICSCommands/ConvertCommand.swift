@@ -314,7 +314,7 @@ enum InputFile {
 }
 
 /// The zone floating times (neither TZID nor `Z`) and all-day events of an `.ics` are placed in, and why.
-/// One rule for `convert` and `import` (the README's "From .ics to Graph"): `--tz` when given; else, for
+/// One rule for `convert` and `import` (docs/time-zones.md, the floating times): `--tz` when given; else, for
 /// `import`, the mailbox's zone; else, for `convert` (offline), the zone `TZ` names or the system's zone.
 struct FloatingZone {
     /// The rule as both commands' help states it.

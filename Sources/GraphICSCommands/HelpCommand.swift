@@ -1,17 +1,20 @@
-/// `graph-ics help [COMMAND]`: the help of graph-ics or of one command; `--man` prints the manual page.
+/// `graph-ics help [COMMAND]`: the help of graph-ics or of one command; `--man` prints the manual page of
+/// graph-ics (`graph-ics(1)`) or of the command (`graph-ics-COMMAND(1)`).
 struct HelpCommand: Command {
     static let name = "help"
     static let abstract = "Show the help of graph-ics or of a command; --man prints the manual page."
     static let synopsis = ["[COMMAND] [--man]"]
     static let discussion = """
         Prints the help of COMMAND (the same as 'graph-ics COMMAND --help'), or without COMMAND the
-        list of commands. With --man, prints graph-ics's manual page in roff, every command on one
-        page: read it with 'graph-ics help --man | man -l -'.
+        list of commands. With --man, prints the manual page in roff instead: graph-ics(1), which lists
+        the commands, or with COMMAND its own page, graph-ics-COMMAND(1) (the help, the environment and
+        the files). Read one with 'graph-ics help --man sync | man -l -'; once installed,
+        'man graph-ics-sync'.
         """
     static var operands: ValueCompletion? { .choices(Program.commands.map { $0.name }) }
 
     struct Options: OptionGroup {
-        let man = Flag("--man", help: "Print the manual page (roff) instead of the help.")
+        let man = Flag("--man", help: "Print the manual page (roff) of graph-ics or of COMMAND instead of the help.")
     }
 
     /// The command asked about; nil for graph-ics itself.
@@ -28,14 +31,15 @@ struct HelpCommand: Command {
                 let names = Program.commands.map { $0.name }
                 throw UsageError("unknown command '\(name)'" + Suggestion.hint(for: name, among: names))
             }
-            guard !manual else { throw UsageError("--man prints the whole manual; leave out \(name)") }
             command = type.info
         }
     }
 
     /// What the command prints.
     var text: String {
-        if manual { return ManualPage.render(Program.info) }
+        if manual {
+            return command.map { ManualPage.render($0, program: Program.info) } ?? ManualPage.render(Program.info)
+        }
         return command.map(HelpPage.render) ?? Program.help
     }
 

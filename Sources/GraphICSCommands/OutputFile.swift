@@ -4,7 +4,7 @@ import ICalBridge
 /// Where a command's data goes: standard output, a file that appears whole or not at all, or something
 /// written straight through (a device, a FIFO, a socket, an inherited descriptor).
 ///
-/// What `-o PATH` does depends on what is at PATH (the README's "What -o does with each kind of path"):
+/// What `-o PATH` does depends on what is at PATH (docs/ics-output.md, "What -o does with each kind of path"):
 /// - nothing yet, or a regular file: the data goes to a temporary file in the same directory (so the
 ///   rename cannot cross file systems), flushed with `fsync`, and renamed over the target only by
 ///   ``commit()``. Until then an existing file is untouched; on failure, or when graph-ics is interrupted

@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// What `-o` does with each kind of path (the README's "What -o does with each kind of path"): a regular
+/// What `-o` does with each kind of path (docs/ics-output.md, "What -o does with each kind of path"): a regular
 /// file or a new name is replaced by rename (keeping mode, owner and group), a symbolic link's target is
 /// replaced and the link stays, and devices, FIFOs, sockets, `/dev/stdout` and process substitutions are
 /// written straight through, never replaced. Also: an output that is the input is refused, and a reader

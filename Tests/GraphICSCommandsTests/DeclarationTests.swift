@@ -47,9 +47,7 @@ import Testing
         let bash = Self.block(of: Completions.bash(Program.info), from: "    \(command))", to: "        ;;")
         let zsh = Self.block(of: Completions.zsh(Program.info), from: "_graph_ics_\(command)() {", to: "}")
         let fish = Completions.fish(Program.info).filter { $0.contains("'__fish_seen_subcommand_from \(command)'") }
-        let manual = Self.block(
-            of: ManualPage.render(Program.info).split(separator: "\n").map(String.init),
-            from: ".SS graph\\-ics \(ManualPage.escape(command))", to: ".SS ")
+        let manual = ManualPage.render(info, program: Program.info).split(separator: "\n").map(String.init)
         for spec in declaredSpecs(type) {
             #expect(help.contains("\n  \(spec.label)") != spec.isHidden, "help of \(command): \(spec.label)")
             for name in spec.names {

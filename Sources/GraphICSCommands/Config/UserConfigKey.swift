@@ -3,7 +3,7 @@ import ICalBridge
 /// A key of the config file: its `section.key` name, what it sets, and which values it takes.
 struct UserConfigKey: Sendable {
     let name: String
-    /// The values it takes, as `config list --keys` and the README show them.
+    /// The values it takes, as `config list --keys` and docs/configuration.md show them.
     let values: String
     let help: String
     /// The problem with a value, nil when the key takes it.

@@ -1,50 +1,90 @@
-/// The manual page (roff, `man 7 man` macros) made from the same declarations as the help: the program's
-/// options, then a section per command with its usage, text and options, then the program's own sections
-/// (environment, exit statuses). No date, so that it changes only when the declarations do.
+/// The manual pages (roff, `man 7 man` macros), made from the same declarations as the help, one per command
+/// as git has them: `graph-ics(1)` with the program's options, the list of commands and the program's own
+/// sections (environment, files, exit statuses), and `graph-ics-COMMAND(1)` with the command's usage, text,
+/// options, examples and exit statuses, then the same environment and files. No date, so that a page
+/// changes only when the declarations do.
 enum ManualPage {
+    /// `graph-ics(1)`: what `graph-ics help --man` prints.
     static func render(_ program: ProgramInfo) -> String {
-        let title = program.name.uppercased()
-        var lines = [
-            ".\\\" \(program.name)(1), made by '\(program.name) help --man' from its option declarations; do not edit.",
-            ".TH \(title) 1 \"\" \"\(escape("\(program.name) \(program.version)"))\" \"User Commands\"",
-            ".nh",
-            ".SH NAME",
-            "\(escape(program.name)) \\- \(escape(program.summary))",
+        var lines = header(name: program.name, summary: program.summary, madeBy: "help --man", program: program)
+        lines += [
             ".SH SYNOPSIS",
             ".B \(escape(program.name))",
             ".I command",
             ".RI [ options ]",
+            ".SH DESCRIPTION",
+            "Each command has its own manual page, \\fB\(escape(program.name))\\-\\fIcommand\\fR(1), which holds "
+                + "what \\fB\(escape(program.name)) \\fIcommand\\fB \\-\\-help\\fR prints.",
             ".SH OPTIONS",
         ]
         lines += program.options.flatMap(option)
         lines.append(".SH COMMANDS")
         for command in program.commands {
-            lines += section(command, program: program.name)
+            lines += [".TP", "\\fB\(escape(pageName(command, program: program)))\\fR(1)", escape(command.abstract)]
         }
         for section in program.sections {
             lines.append(".SH " + escape(section.title.uppercased()))
             lines += text(section.text)
         }
+        lines.append(".SH SEE ALSO")
+        lines.append(
+            program.commands.map { "\\fB\(escape(pageName($0, program: program)))\\fR(1)" }.joined(separator: ",\n"))
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One command: `.SS`, its usage unfilled, its text, its options as a tagged list, its epilogue.
-    private static func section(_ command: CommandInfo, program: String) -> [String] {
-        let prefix = "\(program) \(command.name) "
+    /// `graph-ics-COMMAND(1)`: what `graph-ics help --man COMMAND` prints; the command's `--help` as a manual
+    /// page, its epilogue's paragraphs as EXAMPLES, EXIT STATUS or NOTES, then the program's sections (its exit
+    /// statuses only when the command names none of its own).
+    static func render(_ command: CommandInfo, program: ProgramInfo) -> String {
+        let name = pageName(command, program: program)
+        var lines = header(
+            name: name, summary: command.abstract, madeBy: "help --man \(command.name)", program: program)
+        let prefix = "\(program.name) \(command.name) "
         let indent = String(repeating: " ", count: prefix.count)
-        var lines = [".SS \(escape(program)) \(escape(command.name))", escape(command.abstract), ".PP", ".nf"]
+        lines += [".SH SYNOPSIS", ".nf"]
         for (index, line) in command.synopsis.enumerated() {
             lines.append(index == 0 ? "\\fB\(escape(prefix))\\fR\(escape(line))" : escape(indent + line))
         }
-        lines += [".fi", ".PP"]
+        lines += [".fi", ".SH DESCRIPTION"]
         lines += text(command.discussion)
-        lines += [".PP", "Options:"]
+        lines.append(".SH OPTIONS")
         lines += command.options.flatMap(option)
-        if !command.epilogue.isEmpty {
-            lines.append(".PP")
-            lines += text(command.epilogue)
+        var ownExitStatus = false
+        for paragraph in paragraphs(command.epilogue) {
+            let heading = ["Examples:", "Exit status:"].first { paragraph.hasPrefix($0) }
+            ownExitStatus = ownExitStatus || heading == "Exit status:"
+            lines.append(".SH " + (heading.map { String($0.dropLast()).uppercased() } ?? "NOTES"))
+            var rest = Substring(paragraph).dropFirst(heading?.count ?? 0).drop { $0 == " " }
+            if rest.first == "\n" { rest = rest.dropFirst() }
+            lines += text(String(rest))
         }
-        return lines
+        for section in program.sections where !(ownExitStatus && section.title == "Exit status") {
+            lines.append(".SH " + escape(section.title.uppercased()))
+            lines += text(section.text)
+        }
+        lines += [".SH SEE ALSO", "\\fB\(escape(program.name))\\fR(1)"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `graph-ics-sync`: the name of a command's page, as git names its pages.
+    static func pageName(_ command: CommandInfo, program: ProgramInfo) -> String {
+        "\(program.name)-\(command.name)"
+    }
+
+    /// The comment, `.TH` and NAME of a page.
+    private static func header(name: String, summary: String, madeBy: String, program: ProgramInfo) -> [String] {
+        [
+            ".\\\" \(name)(1), made by '\(program.name) \(madeBy)' from its option declarations; do not edit.",
+            ".TH \(escape(name.uppercased())) 1 \"\" \"\(escape("\(program.name) \(program.version)"))\" \"User Commands\"",
+            ".nh",
+            ".SH NAME",
+            "\(escape(name)) \\- \(escape(summary))",
+        ]
+    }
+
+    /// `text` cut at blank lines, each paragraph without its line breaks at the ends.
+    private static func paragraphs(_ text: String) -> [String] {
+        text.split(separator: "\n\n").map(String.init).filter { !$0.allSatisfy(\.isNewline) }
     }
 
     /// `.TP`, the names in bold and the value name in italics, then the help (line breaks kept).
