@@ -111,6 +111,13 @@ public final class CalendarMirror {
         return try answer(store, window: window, cursor: cursor, round: round, requests: requests)
     }
 
+    /// The event `id` as the mirror last stored it, without asking Graph (nil when the mirror does not hold
+    /// it): the baseline a write compares a new version with (the one `EventChange`).
+    public func storedEvent(id: String) throws -> MirrorEvent? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try openStore().event(id: id)
+    }
+
     // MARK: Graph rounds
 
     /// What one round read: every event of `window` (`whole`), or the changes since the stored link.

@@ -204,6 +204,12 @@ final class MirrorStore {
             row.optionalInt64(4))
     }
 
+    /// The event `id`, or nil.
+    func event(id: String) throws -> MirrorEvent? {
+        try database.query("SELECT \(Self.eventColumns) FROM events WHERE id = ?", [.text(id)]) { Self.event($0) }
+            .first??.0
+    }
+
     /// Every event overlapping `window` (an event whose span is unknown is in every window), in the order
     /// Graph listed them.
     func events(in window: SyncWindow) throws -> [MirrorEvent] {

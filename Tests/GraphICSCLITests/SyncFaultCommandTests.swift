@@ -66,7 +66,10 @@ import Testing
             "trap '' XFSZ; ulimit -f 1024; exec '\(binary)' sync '\(scenario.folder)'",
             environment: scenario.environment)
         #expect(result.status == 74, "stdout: \(result.out) stderr: \(result.err)")
-        #expect(result.err.contains(scenario.folder), "the message names the folder's file: \(result.err)")
+        // The first file too large is the calendar's mirror, which stores the event before any .ics file is
+        // written (SyncPullFaultTests meets the limit at the folder's files).
+        #expect(
+            result.err.contains(scenario.stateDirectory + "/mirrors/"), "the message names the file: \(result.err)")
         let database = try SQLiteDatabase(path: scenario.stateDirectory + "/" + SyncState.fileName)
         let records = try database.query("SELECT file_name, sha256 FROM item") { ($0.string(0) ?? "", $0.data(1)) }
         for (name, sha256) in records {

@@ -98,6 +98,10 @@ private final class MirrorFixture {
 
         let again = try fixture.mirror().read(consumer: "sync:1", window: fixture.december, since: syncRead.cursor)
         #expect(again.events.isEmpty && again.removedIDs.isEmpty, "read once")
+        let before = fixture.requestCount
+        let stored = try fixture.mirror().storedEvent(id: "e1")
+        #expect(stored?.raw == renamed.raw && fixture.requestCount == before, "read from the store, not Graph")
+        #expect(try fixture.mirror().storedEvent(id: "e2") == nil)
     }
 
     @Test func aCursorOfAnotherStoreOrAnOldDeltaLinkReadsTheWholeWindow() throws {

@@ -52,7 +52,7 @@ struct FeedCache: Sendable {
 
     /// What a restart starts from.
     struct Loaded {
-        /// The events and delta link, when they are whole and for this calendar.
+        /// The events and cursor, when they are whole and for this calendar.
         var events: FeedEvents?
         /// The last body, when it is whole and was rendered with the feed's current settings.
         var body: RenderedFeed?

@@ -10,7 +10,7 @@ struct FeedEvents: Sendable, Equatable {
     private(set) var raw: [String: Data] = [:]
     /// What tells one version of an event from another: Graph's change key, else a hash of its bytes.
     private(set) var versions: [String: String] = [:]
-    /// The window Graph was asked for (the delta link encodes it).
+    /// The feed's window the events are for.
     var window: SyncWindow
     /// The calendar's id (nil: the default calendar), so that a cache of another calendar is never used.
     var calendarID: String?

@@ -5,34 +5,34 @@ import ICalBridge
 
 /// The pull half of `graph-ics sync`: brings Graph's changes into a pairing's folder and records them.
 ///
-/// A pull is planned, then applied. ``plan(window:)`` reads Graph (and stats the folder) and writes
-/// nothing; ``apply(_:overwriting:archive:)`` writes the files and records them; ``run(window:)`` does both.
+/// A pull is planned, then applied. ``plan(window:)`` runs a round of the calendar's mirror
+/// (``CalendarMirror``, the one reader of Graph's changes, shared with `serve`) and stats the folder, and
+/// writes nothing of the pairing's; ``apply(_:overwriting:archive:)`` writes the files and records them;
+/// ``run(window:)`` does both.
 ///
-/// On the primary calendar, a first pull reads the whole window with `calendarView/delta` (stored a
-/// ``lookahead`` wider than asked, so that a window moving with today seldom needs a new round) and writes
-/// one file per item: a single event, or a series (its master read with `GET events/{id}`, its overrides
-/// and EXDATEs) exactly as the export writes it, named after its UID; an item the state records keeps its
-/// file name and UID (an event the push created has an `iCalUId` Graph made, not the file's UID), and an
-/// event whose file or UID another event's record holds is not pulled (a warning). Later pulls resume from
-/// the stored delta link: a round with no change is one request and writes nothing; a changed or removed
-/// occurrence refreshes its whole series file. A file is deleted only when Graph confirms its event is gone
-/// (``confirm(_:into:)``: a GET answers 404 or 410); an event that left the window keeps its file, marked
-/// outside the window. A 410 from Graph (also in the first pages of a full round, which is started again once), or a
-/// stored window that no longer covers the one asked for, starts a full round compared with what is on
-/// disk. On another calendar, where Graph v1.0 documents no delta, every pull reads
-/// `calendars/{id}/calendarView` over the stored window (⌈N/1000⌉ requests when nothing changed) and
-/// compares change keys with the records.
+/// The pairing's window is stored a ``lookahead`` wider than asked, so that a window moving with today
+/// seldom needs a new one. A first pull takes the whole window from the mirror and writes one file per item:
+/// a single event, or a series (its master read with `GET events/{id}`, its overrides and EXDATEs) exactly
+/// as the export writes it, named after its UID; an item the state records keeps its file name and UID (an
+/// event the push created has an `iCalUId` Graph made, not the file's UID), and an event whose file or UID
+/// another event's record holds is not pulled (a warning). Later pulls on the primary calendar read the
+/// mirror's changes since the pairing's cursor: with no change one Graph request and nothing written; a
+/// changed or removed occurrence refreshes its whole series file. A file is deleted only when Graph
+/// confirms its event is gone (``confirm(_:into:)``: a GET answers 404 or 410); an event that left the
+/// window keeps its file, marked outside the window. After a whole Graph round (410, re-anchoring), a window
+/// no longer covered, and on another calendar (where Graph v1.0 documents no delta) at every pull, the
+/// whole window is compared with the records by change key.
 ///
 /// Files are written only when their bytes change, and a single event whose change key is the recorded
 /// one (a change the push sent) is not read further. A file whose size, time or hash differs from its
 /// record (edited in khal, say) is never overwritten or deleted unless the apply is told to (a conflict
 /// won by Graph, after its text was archived): the item is reported in ``PullPlan/keptLocalChanges`` for
-/// the push and conflict layer. After a changes round the delta link is then not advanced, so that Graph's
-/// version comes again; after a full round the link is stored and the kept item's record loses its change
-/// key, so that later rounds read its event again until that layer settles the item. Files go to disk
-/// (atomically) before the state records them, in batches of ``batchSize`` per transaction, and the delta
-/// link is saved last: a pull killed at any instant is repeated by the next run, which records a file
-/// already holding Graph's version instead of writing it again.
+/// the push and conflict layer. After a read of changes the cursor is then not advanced, so that Graph's
+/// version comes again; after a whole read the cursor is stored and the kept item's record loses its
+/// change key, so that later rounds read its event again until that layer settles the item. Files go to
+/// disk (atomically) before the state records them, in batches of ``batchSize`` per transaction, and the
+/// cursor is saved last: a pull killed at any instant is repeated by the next run (the mirror keeps the
+/// changes), which records a file already holding Graph's version instead of writing it again.
 ///
 /// The caller holds the pairing's ``SyncLock``.
 public struct SyncPull {

@@ -75,7 +75,8 @@ public struct SyncItemRecord: Equatable, Sendable {
     }
 }
 
-/// Where the last pull of a pairing stopped: Graph's `@odata.deltaLink` and the window it was made for.
+/// Where the last pull of a pairing stopped: its ``MirrorCursor`` (written as text; a state from before the
+/// mirror holds Graph's `@odata.deltaLink` here) and the pairing's window.
 public struct DeltaCheckpoint: Equatable, Sendable {
     public var link: String
     public var window: SyncWindow
