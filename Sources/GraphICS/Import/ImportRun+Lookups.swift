@@ -150,7 +150,9 @@ extension ImportRun {
         guard !event.followUps.isEmpty, event.payload.recurrence != nil,
             let master = found.first(where: { $0.type == "seriesMaster" })
         else {
-            finish(index, .skipped, eventID: found.first?.id, note: "unchanged: the file is newer, but changes nothing Graph holds")
+            finish(
+                index, .skipped, eventID: found.first?.id,
+                note: "unchanged: the file is newer, but changes nothing Graph holds")
             return
         }
         if !settings.notifiesAttendees, master.mails(.update) {
@@ -163,7 +165,8 @@ extension ImportRun {
         provisional[index] = result(
             index, .updated, eventID: master.id, note: "the series unchanged; its occurrences applied again")
         series.append(
-            SeriesTask(index: index, seriesID: master.id, steps: event.followUps, mode: .updated, attendees: master.attendees))
+            SeriesTask(
+                index: index, seriesID: master.id, steps: event.followUps, mode: .updated, attendees: master.attendees))
     }
 
     /// Skips an event already imported; a series among them gets its follow-ups re-applied.

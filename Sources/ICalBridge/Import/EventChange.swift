@@ -181,7 +181,11 @@ public struct EventChange: Sendable, Equatable {
         }
         if allDay { return .date(timestamp.civil.dateString) }
         let zone: ResolvedZone?
-        if case .resolved(let resolved, _) = ZoneResolver.resolve(value?.timeZone) { zone = resolved } else { zone = nil }
+        if case .resolved(let resolved, _) = ZoneResolver.resolve(value?.timeZone) {
+            zone = resolved
+        } else {
+            zone = nil
+        }
         guard let instant = timestamp.instant ?? zone?.instant(forLocal: timestamp.civil) else {
             return .unreadable(value?.dateTime, value?.timeZone)
         }

@@ -70,7 +70,8 @@ import Testing
             edits: [("DTSTART;TZID=Europe/Berlin:20261201T090000", "DTSTART;TZID=Europe/London:20261201T080000")],
             fields: ["start", "end"]),
         Case(
-            name: "the time", edits: [("DTSTART;TZID=Europe/Berlin:20261201T090000", "DTSTART;TZID=Europe/Berlin:20261201T083000")],
+            name: "the time",
+            edits: [("DTSTART;TZID=Europe/Berlin:20261201T090000", "DTSTART;TZID=Europe/Berlin:20261201T083000")],
             fields: ["start", "end"]),
         Case(name: "the location's name", edits: [("LOCATION:Room 1", "LOCATION:Room 2")], fields: ["location"]),
         Case(name: "the categories", edits: [("CATEGORIES:Blue", "CATEGORIES:Blue,Red")], fields: ["categories"]),
@@ -120,7 +121,8 @@ import Testing
         #expect(try Self.change(text, from: json) == nil)
         let changed = try #require(
             try Self.change(
-                text.replacingOccurrences(of: #"DESCRIPTION:Agenda:\n1. Budget"#, with: #"DESCRIPTION:Agenda:\n1. Plans"#),
+                text.replacingOccurrences(
+                    of: #"DESCRIPTION:Agenda:\n1. Budget"#, with: #"DESCRIPTION:Agenda:\n1. Plans"#),
                 from: json))
         #expect(changed.fields == ["body"])
         #expect(changed.patch.body?.content?.contains("1. Plans") == true)
@@ -163,8 +165,10 @@ import Testing
                 [base],
                 Self.event {
                     $0.attendees = [
-                        GraphAttendee(type: "optional", emailAddress: GraphEmailAddress(address: "BOB@contoso.example")),
-                        GraphAttendee(type: "required", emailAddress: GraphEmailAddress(address: "ann@contoso.example")),
+                        GraphAttendee(
+                            type: "optional", emailAddress: GraphEmailAddress(address: "BOB@contoso.example")),
+                        GraphAttendee(
+                            type: "required", emailAddress: GraphEmailAddress(address: "ann@contoso.example")),
                     ]
                 }) == nil)
         #expect(
@@ -185,6 +189,8 @@ import Testing
         structured.location = GraphLocation(displayName: "Room 1")
         structured.location?.address = GraphPhysicalAddress()
         structured.location?.address?.street = "Main St 1"
-        #expect(EventChange.between([structured], Self.event { $0.location = GraphLocation(displayName: "Room 1\r\n") }) == nil)
+        #expect(
+            EventChange.between([structured], Self.event { $0.location = GraphLocation(displayName: "Room 1\r\n") })
+                == nil)
     }
 }
