@@ -114,13 +114,7 @@ extension ImportRun {
                 } catch {
                     return (target, nil)
                 }
-                guard var change = compared else { return nil }
-                // An online meeting keeps Graph's body: one without the meeting's blob disables the meeting.
-                if target.isOnlineMeeting, change.fields.contains("body") {
-                    change.fields.remove("body")
-                    change.patch.body = nil
-                    if change.fields.isEmpty { return nil }
-                }
+                guard let change = target.isOnlineMeeting ? compared?.keepingGraphsBody() : compared else { return nil }
                 return (target, change)
             }
             if targets.isEmpty {

@@ -114,15 +114,12 @@ extension SyncPush {
         } catch {
             whole = true
         }
-        if graph.standing.isOnlineMeeting, var kept = change {
-            kept.fields.remove("body")
-            kept.patch.body = nil
-            change = kept.fields.isEmpty ? nil : kept
-        }
+        if graph.standing.isOnlineMeeting { change = change?.keepingGraphsBody() }
         // A series' occurrences are applied again whatever its master's change: the mail rule reads that as an
         // update; a change of the event alone is a PATCH of its fields (a reminder mails nobody).
+        let appliesOccurrences = isSeries && !event.followUps.isEmpty
         let mailing: MailingRule.Change =
-            whole || (isSeries && !event.followUps.isEmpty)
+            whole || appliesOccurrences
             ? .update : .patch((change?.fields ?? []).union(["singleValueExtendedProperties"]))
         if graph.mails(mailing), !settings.notifiesAttendees { return .held(attendees: graph.attendees) }
         if graph.type == "seriesMaster", !isSeries {
@@ -134,7 +131,6 @@ extension SyncPush {
         // Nothing Graph holds changed: nothing is sent, and the file's new hash is recorded below; unless the
         // series' occurrences are applied again, which moves the master's change key: then the file's hash goes
         // first, so that a run killed before recording finds its own change (``holdsFile(_:_:)``).
-        let appliesOccurrences = isSeries && !event.followUps.isEmpty
         if !landed, whole || change != nil || appliesOccurrences {
             try beforeWriting?(action)
             // Every PATCH carries the file's hash (kill safety: ``holdsFile(_:_:)``) and the import's identity.

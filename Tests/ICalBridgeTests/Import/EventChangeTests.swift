@@ -184,6 +184,17 @@ import Testing
         #expect(
             EventChange.between([base], Self.event { $0.isReminderOn = false })?.fields
                 == ["isReminderOn", "reminderMinutesBeforeStart"])
+        // An online meeting keeps Graph's body: the change without it, nothing when only the body changed.
+        let bodyAndSubject = EventChange.between(
+            [base],
+            Self.event {
+                $0.subject = "Review 2"
+                $0.body?.content = "New agenda"
+            })
+        #expect(bodyAndSubject?.fields == ["subject", "body"])
+        #expect(bodyAndSubject?.keepingGraphsBody()?.fields == ["subject"])
+        #expect(bodyAndSubject?.keepingGraphsBody()?.patch.body == nil)
+        #expect(EventChange.between([base], Self.event { $0.body?.content = "New agenda" })?.keepingGraphsBody() == nil)
         // A location with the same name keeps Graph's structured one.
         var structured = base
         structured.location = GraphLocation(displayName: "Room 1")
