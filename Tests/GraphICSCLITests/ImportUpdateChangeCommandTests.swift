@@ -65,3 +65,56 @@ import Testing
         #expect(Self.patches(account.standIn).count == 1)
     }
 }
+
+extension ImportUpdateChangeCommandTests {
+    /// A daily Berlin standup, Monday to Friday, whose Wednesday has its own SUMMARY.
+    static func series(sequence: Int, wednesday: String) -> String {
+        """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//graph-ics tests//EN\r
+        BEGIN:VEVENT\r
+        UID:standup-change-28@tests.example\r
+        DTSTAMP:20261120T100000Z\r
+        SEQUENCE:\(sequence)\r
+        SUMMARY:Standup\r
+        DTSTART;TZID=Europe/Berlin:20261130T090000\r
+        DTEND;TZID=Europe/Berlin:20261130T091500\r
+        RRULE:FREQ=DAILY;COUNT=5\r
+        END:VEVENT\r
+        BEGIN:VEVENT\r
+        UID:standup-change-28@tests.example\r
+        DTSTAMP:20261120T100000Z\r
+        SEQUENCE:\(sequence)\r
+        RECURRENCE-ID;TZID=Europe/Berlin:20261202T090000\r
+        SUMMARY:\(wednesday)\r
+        DTSTART;TZID=Europe/Berlin:20261202T090000\r
+        DTEND;TZID=Europe/Berlin:20261202T091500\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+    }
+
+    @Test("a newer series that changes only an override: the master is not patched, the override is applied again")
+    func seriesOverrideOnly() throws {
+        let (account, environment) = try StandInAccount.inBerlin()
+        let file = account.folder.appendingPathComponent("standup.ics")
+        try Data(Self.series(sequence: 0, wednesday: "Standup (demo)").utf8).write(to: file)
+        #expect(try account.run(["import", file.path], environment: environment).status == 0)
+        let master = try #require(account.standIn.events().first { $0["type"] as? String == "seriesMaster" })
+        let masterID = try #require(master["id"] as? String)
+
+        try Data(Self.series(sequence: 1, wednesday: "Standup (retro)").utf8).write(to: file)
+        let updated = try account.run(["import", "--on-duplicate", "update", file.path], environment: environment)
+        #expect(updated.status == 0, "stderr: \(updated.err)")
+        #expect(updated.err.contains("occurrences applied again"), "stderr: \(updated.err)")
+        let masterPatches = account.standIn.operations.filter { $0.method == "PATCH" && $0.path.hasSuffix(masterID) }
+        #expect(masterPatches.isEmpty, "the master is unchanged")
+        let wednesday = account.standIn.events().first {
+            $0["seriesMasterId"] as? String == masterID
+                && (($0["start"] as? [String: Any])?["dateTime"] as? String ?? "").hasPrefix("2026-12-02")
+        }
+        #expect(wednesday?["subject"] as? String == "Standup (retro)")
+    }
+}
