@@ -14,6 +14,7 @@ enum GraphStandInServer {
     static let usage = """
         Usage: graph-standin [--events N] [--series S] [--from YYYY-MM-DD] [--days D] [--latency MS]
                              [--mailbox-zone NAME] [--seed-json FILE] --env-file FILE [--stats FILE]
+               graph-standin --dump-schema
 
         Serves a Microsoft Graph stand-in on 127.0.0.1 with N events (default 0) spread over D days
         (default 7) from --from (default the Monday of this week, UTC). S of the N (default 0) are
@@ -33,11 +34,24 @@ enum GraphStandInServer {
         path with the ids left out (operationsByPath). It is written (atomically) on SIGUSR1,
         which leaves the stand-in serving, and on SIGTERM or SIGINT, which stop it.
 
+        graph-standin --dump-schema prints the stand-in's event schema (accepted properties, read-only
+        ones, checked types, enum values) as JSON, for scripts/check-contract. With GRAPH_STANDIN_BODIES
+        naming a folder, every stand-in records there the requests it answered with a 2xx, one JSON file each.
+
         """
 
     static func main() {
         var options: [String: String] = [:]
         var arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "--dump-schema" {
+            do {
+                FileHandle.standardOutput.write(try GraphStandIn.schemaDump() + Data("\n".utf8))
+                exit(0)
+            } catch {
+                FileHandle.standardError.write(Data("graph-standin: \(error)\n".utf8))
+                exit(1)
+            }
+        }
         while let name = arguments.popFirst() {
             guard name.hasPrefix("--"), let value = arguments.popFirst() else {
                 FileHandle.standardError.write(Data((name == "--help" ? usage : "bad arguments\n" + usage).utf8))

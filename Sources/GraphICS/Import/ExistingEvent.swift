@@ -15,6 +15,9 @@ struct ExistingEvent {
     /// Whether it is an online meeting: a body without the meeting's blob would disable it
     /// (`api/event-update.md`), so an update leaves its body alone.
     var isOnlineMeeting = false
+    /// The event as Graph sent it (one event's JSON), the baseline of `--on-duplicate update`'s
+    /// ``EventChange``.
+    var json: Data?
 
     /// Whether `change` makes Graph mail this event's attendees (``MailingRule``).
     func mails(_ change: MailingRule.Change) -> Bool {
@@ -47,7 +50,8 @@ struct ExistingEvent {
             return ExistingEvent(
                 id: standing.id, type: value["type"] as? String, isOrganizer: standing.isOrganizer,
                 attendees: standing.attendees.count, version: version, calendar: calendar,
-                isOnlineMeeting: value["isOnlineMeeting"] as? Bool ?? false)
+                isOnlineMeeting: value["isOnlineMeeting"] as? Bool ?? false,
+                json: try? JSONSerialization.data(withJSONObject: value))
         }
         return (events, object["@odata.nextLink"] != nil)
     }

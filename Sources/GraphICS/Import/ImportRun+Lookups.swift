@@ -7,8 +7,16 @@ extension ImportRun {
     /// GET inside `$batch`: `$filter` on the identity property, the version and calendar properties expanded.
     /// It searches the whole mailbox: Graph documents this `$filter` on `/me/events` (and
     /// `/users/{id}/events`) only, where it covers every calendar; ``found(_:)`` keeps the events of the
-    /// calendar the run imports into. `select` names the event properties read.
-    func lookupURL(key: String, select: String = "id,subject,type,isOrganizer,attendees,isOnlineMeeting") -> String {
+    /// calendar the run imports into. `select` names the event properties read: with `--on-duplicate update`
+    /// also those ``EventChange`` compares (the found event is the baseline of the update).
+    func lookupURL(key: String, select: String? = nil) -> String {
+        let select =
+            select
+            ?? (settings.onDuplicate == .update
+                ? "id,subject,type,isOrganizer,attendees,isOnlineMeeting,body,start,end,originalStartTimeZone,"
+                    + "originalEndTimeZone,isAllDay,showAs,sensitivity,importance,categories,location,isReminderOn,"
+                    + "reminderMinutesBeforeStart,recurrence,organizer,iCalUId"
+                : "id,subject,type,isOrganizer,attendees,isOnlineMeeting")
         let filter =
             "singleValueExtendedProperties/Any(ep: ep/id eq \(GraphQuery.literal(ImportIdentity.propertyID))"
             + " and ep/value eq \(GraphQuery.literal(key)))"
@@ -96,8 +104,28 @@ extension ImportRun {
                 skip(index, existing: first, note: "already imported; the file is not newer\(version)")
                 return
             }
+            let options = ImportOptions(userZone: displayZone, file: items[index].file)
+            let targets = found.compactMap { target -> (event: ExistingEvent, change: EventChange?)? in
+                // Graph's event unread or unreadable: the whole payload, as an update without a baseline sends.
+                guard let json = target.json else { return (target, nil) }
+                let compared: EventChange?
+                do {
+                    compared = try EventChange.between(graphJSON: json, event, options: options)
+                } catch {
+                    return (target, nil)
+                }
+                guard let change = target.isOnlineMeeting ? compared?.keepingGraphsBody() : compared else { return nil }
+                return (target, change)
+            }
+            if targets.isEmpty {
+                unchanged(index, found: found)
+                return
+            }
             if !settings.notifiesAttendees,
-                let meeting = found.first(where: { $0.mails(.update) })
+                let meeting = targets.first(where: { target in
+                    target.event.mails(
+                        target.change.map { .patch($0.fields.union(["singleValueExtendedProperties"])) } ?? .update)
+                })?.event
             {
                 finish(
                     index, .failed, eventID: meeting.id,
@@ -105,8 +133,34 @@ extension ImportRun {
                         "the event imported before", attendees: meeting.attendees, doing: "updating it"))
                 return
             }
-            updates.append((index, found))
+            updates.append((index, targets))
         }
+    }
+
+    /// A newer file that changes nothing Graph holds: nothing is sent. A series' occurrences (its overrides and
+    /// EXDATEs) are applied again, as an update applies them.
+    private func unchanged(_ index: Int, found: [ExistingEvent]) {
+        let event = events[index]
+        guard !event.followUps.isEmpty, event.payload.recurrence != nil,
+            let master = found.first(where: { $0.type == "seriesMaster" })
+        else {
+            finish(
+                index, .skipped, eventID: found.first?.id,
+                note: "unchanged: the file is newer, but changes nothing Graph holds")
+            return
+        }
+        if !settings.notifiesAttendees, master.mails(.update) {
+            finish(
+                index, .failed, eventID: master.id,
+                error: MailingRule.refusal(
+                    "the series imported before", attendees: master.attendees, doing: "updating its occurrences"))
+            return
+        }
+        provisional[index] = result(
+            index, .updated, eventID: master.id, note: "the series unchanged; its occurrences applied again")
+        series.append(
+            SeriesTask(
+                index: index, seriesID: master.id, steps: event.followUps, mode: .updated, attendees: master.attendees))
     }
 
     /// Skips an event already imported; a series among them gets its follow-ups re-applied.

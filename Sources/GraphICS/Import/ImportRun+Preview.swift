@@ -6,7 +6,7 @@ extension ImportRun {
     /// The result of every event as the writes would make it, marked ``ImportResult/isPreview``.
     func previewResults() -> [ImportResult] {
         for index in creates { finish(index, .created) }
-        for (index, targets) in updates { finish(index, .updated, eventID: targets.first?.id) }
+        for (index, targets) in updates { finish(index, .updated, eventID: targets.first?.event.id) }
         for (index, found) in cancels { previewCancel(index, found: found) }
         for task in series where task.mode == .cancellingOccurrence {
             finish(task.index, .cancelled, eventID: task.seriesID, note: "one occurrence of the series")

@@ -41,16 +41,21 @@ extension ImportRun {
         }
         for (index, targets) in updates {
             do {
-                let body = try events[index].updatePayload.jsonPayload()
-                var keeping = events[index].updatePayload
+                let payload = events[index].updatePayload
+                var keeping = payload
                 keeping.body = nil
-                // An online meeting keeps Graph's body: one without the meeting's blob disables the meeting.
-                let keepingBody = try keeping.jsonPayload()
-                for target in targets {
+                for (target, change) in targets {
+                    // Only what changed, with graph-ics's own properties (the version the event now comes from);
+                    // an online meeting keeps Graph's body: one without the meeting's blob disables the meeting.
+                    let body =
+                        if let change {
+                            try change.payload(adding: payload.singleValueExtendedProperties ?? [])
+                        } else {
+                            try (target.isOnlineMeeting ? keeping : payload).jsonPayload()
+                        }
                     requests.append(
                         BatchRequest(
-                            id: "\(requests.count)", method: "PATCH", url: client.eventPath(id: target.id),
-                            body: target.isOnlineMeeting ? keepingBody : body))
+                            id: "\(requests.count)", method: "PATCH", url: client.eventPath(id: target.id), body: body))
                     writes.append((index, .update(target)))
                 }
             } catch {

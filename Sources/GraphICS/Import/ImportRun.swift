@@ -25,8 +25,9 @@ final class ImportRun {
 
     /// Events to create, in input order.
     var creates: [Int] = []
-    /// Events to change, with the events to change.
-    var updates: [(index: Int, targets: [ExistingEvent])] = []
+    /// Events to change, with the events to change and what changes in each (``EventChange``; nil: the whole
+    /// payload is sent, Graph's event was not read).
+    var updates: [(index: Int, targets: [(event: ExistingEvent, change: EventChange?)])] = []
     /// Cancellations, with what the lookup found.
     var cancels: [(index: Int, targets: [ExistingEvent])] = []
     /// Cancellations of one occurrence whose own identity was not found: their series, by the series' UID.

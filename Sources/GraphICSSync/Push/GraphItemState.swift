@@ -13,6 +13,8 @@ struct GraphItemState {
     var attendees: Int { standing.attendees.count }
     /// The subject, for the report of an item whose file is gone.
     var subject: String? { standing.subject.isEmpty ? nil : standing.subject }
+    /// The event as Graph sent it: the baseline of ``EventChange``.
+    var json: Data
 
     /// Reads Graph's JSON of one event; throws a ``GraphError`` when it is not one.
     init(_ data: Data, operation: String) throws {
@@ -26,6 +28,7 @@ struct GraphItemState {
         etag = object["@odata.etag"] as? String
         type = object["type"] as? String
         self.standing = standing
+        json = data
     }
 
     /// Whether `change` makes Graph mail the event's attendees (``MailingRule``).

@@ -103,25 +103,55 @@ extension SyncPush {
             landed = try holdsFile(id, file.sha256)
             guard landed else { return .conflict(reason: "changed in Outlook since the last sync, and changed here") }
         }
-        if graph.mails(.update), !settings.notifiesAttendees { return .held(attendees: graph.attendees) }
         let isSeries = event.payload.recurrence != nil
+        // Only what changed against Graph's event (``EventChange``); the whole payload when that cannot be
+        // read. An online meeting keeps its join details in its body: a body sent without them turns the
+        // meeting off for every attendee (api/event-update.md), so the push never sends one.
+        var change: EventChange?
+        var whole = false
+        do {
+            change = try EventChange.between(graphJSON: graph.json, event, options: settings.importOptions)
+        } catch {
+            whole = true
+        }
+        if graph.standing.isOnlineMeeting { change = change?.keepingGraphsBody() }
+        // A series' occurrences are applied again whatever its master's change: the mail rule reads that as an
+        // update; a change of the event alone is a PATCH of its fields (a reminder mails nobody).
+        let appliesOccurrences = isSeries && !event.followUps.isEmpty
+        let mailing: MailingRule.Change =
+            whole || appliesOccurrences
+            ? .update : .patch((change?.fields ?? []).union(["singleValueExtendedProperties"]))
+        if graph.mails(mailing), !settings.notifiesAttendees { return .held(attendees: graph.attendees) }
         if graph.type == "seriesMaster", !isSeries {
             return .refused(
                 reason: "Graph holds a series and the file now holds a single event (no RRULE); Graph cannot make a "
                     + "series single: delete the file and save the event as a new one")
         }
         var changeKey = graph.changeKey
-        if !landed {
+        // Nothing Graph holds changed: nothing is sent, and the file's new hash is recorded below; unless the
+        // series' occurrences are applied again, which moves the master's change key: then the file's hash goes
+        // first, so that a run killed before recording finds its own change (``holdsFile(_:_:)``).
+        if !landed, whole || change != nil || appliesOccurrences {
             try beforeWriting?(action)
-            var payload = event.updatePayload
-            // An online meeting keeps its join details in its body: a body sent without them turns the
-            // meeting off for every attendee (api/event-update.md), so the push never sends one.
-            if graph.standing.isOnlineMeeting { payload.body = nil }
-            payload.singleValueExtendedProperties =
-                (payload.singleValueExtendedProperties ?? [])
+            // Every PATCH carries the file's hash (kill safety: ``holdsFile(_:_:)``) and the import's identity.
+            let properties =
+                (event.updatePayload.singleValueExtendedProperties ?? [])
                 + [GraphSingleValueExtendedProperty(id: Self.filePropertyID, value: Self.fileValue(file.sha256))]
+            let body: Data
+            if let change {
+                body = try change.payload(adding: properties)
+            } else if !whole {
+                var onlyProperties = GraphEvent()
+                onlyProperties.singleValueExtendedProperties = properties
+                body = try onlyProperties.jsonPayload()
+            } else {
+                var payload = event.updatePayload
+                if graph.standing.isOnlineMeeting { payload.body = nil }
+                payload.singleValueExtendedProperties = properties
+                body = try payload.jsonPayload()
+            }
             let etag = overriding ? graph.etag ?? "*" : GraphItemState.etag(forChangeKey: recorded.changeKey ?? "")
-            let answer = try client.updateEvent(id: id, patch: try payload.jsonPayload(), ifMatch: etag)
+            let answer = try client.updateEvent(id: id, patch: body, ifMatch: etag)
             changeKey = try GraphItemState(answer, operation: "updating event \(id)").changeKey
         }
         if isSeries {

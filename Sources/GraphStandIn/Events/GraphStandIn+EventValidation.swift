@@ -3,9 +3,11 @@
 import Foundation
 
 extension GraphStandIn {
-    /// Properties of the v1.0 event type (lower-cased), navigation properties included.
+    /// Properties of the v1.0 event type (lower-cased), navigation properties included: those of Graph's published
+    /// metadata (`scripts/check-contract` compares them with it).
     static let eventProperties: Set<String> = [
-        "allownewtimeproposals", "attendees", "body", "bodypreview", "categories", "changekey", "createddatetime",
+        "allownewtimeproposals", "attendees", "body", "bodypreview", "cancelledoccurrences", "categories",
+        "changekey", "createddatetime", "exceptionoccurrences",
         "end", "hasattachments", "hideattendees", "icaluid", "id", "importance", "isallday", "iscancelled",
         "isdraft", "isonlinemeeting", "isorganizer", "isreminderon", "lastmodifieddatetime", "location",
         "locations", "onlinemeeting", "onlinemeetingprovider", "onlinemeetingurl", "organizer",
@@ -15,11 +17,12 @@ extension GraphStandIn {
         "instances", "multivalueextendedproperties", "singlevalueextendedproperties",
     ]
 
-    /// Read-only properties Graph ignores in a payload.
+    /// Read-only properties Graph ignores in a payload: those resources/event.md marks read-only (`onlineMeeting`
+    /// among them: Graph makes the meeting from `isOnlineMeeting`), and ones Graph sets itself.
     static let readOnlyEventProperties: Set<String> = [
         "id", "changekey", "createddatetime", "lastmodifieddatetime", "icaluid", "type", "seriesmasterid", "weblink",
-        "bodypreview", "hasattachments", "onlinemeetingurl", "calendar", "instances", "originalstart",
-        "isorganizer", "responsestatus",
+        "bodypreview", "hasattachments", "onlinemeeting", "onlinemeetingurl", "calendar", "instances",
+        "exceptionoccurrences", "originalstart", "isorganizer", "responsestatus",
     ]
 
     static let enumValues: [String: (type: String, values: Set<String>)] = [
@@ -29,6 +32,17 @@ extension GraphStandIn {
         "onlineMeetingProvider": (
             "onlineMeetingProviderType", ["unknown", "skypeForBusiness", "skypeForConsumer", "teamsForBusiness"]
         ),
+    ]
+
+    /// Properties whose JSON type the stand-in checks, with the type Graph's metadata gives them.
+    static let typedEventProperties: [(name: String, type: String, check: @Sendable (Any) -> Bool)] = [
+        ("subject", "Edm.String", { $0 is String }),
+        ("isAllDay", "Edm.Boolean", { $0 is Bool }),
+        ("isReminderOn", "Edm.Boolean", { $0 is Bool }),
+        ("reminderMinutesBeforeStart", "Edm.Int32", { $0 is Int }),
+        ("categories", "Collection(Edm.String)", { $0 is [String] }),
+        ("attendees", "Collection(microsoft.graph.attendee)", { $0 is [[String: Any]] }),
+        ("transactionId", "Edm.String", { $0 is String }),
     ]
 
     /// Graph's 400 for a payload it cannot take, nil when the payload passes.
@@ -53,16 +67,7 @@ extension GraphStandIn {
                 )
             }
         }
-        let typed: [(String, (Any) -> Bool, String)] = [
-            ("subject", { $0 is String }, "Edm.String"),
-            ("isAllDay", { $0 is Bool }, "Edm.Boolean"),
-            ("isReminderOn", { $0 is Bool }, "Edm.Boolean"),
-            ("reminderMinutesBeforeStart", { $0 is Int }, "Edm.Int32"),
-            ("categories", { $0 is [String] }, "Collection(Edm.String)"),
-            ("attendees", { $0 is [[String: Any]] }, "Collection(microsoft.graph.attendee)"),
-            ("transactionId", { $0 is String }, "Edm.String"),
-        ]
-        for (key, check, typeName) in typed {
+        for (key, typeName, check) in Self.typedEventProperties {
             guard let value = payload[key], !(value is NSNull) else { continue }
             if !check(value) {
                 return graphError(

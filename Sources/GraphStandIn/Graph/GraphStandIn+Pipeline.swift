@@ -32,6 +32,10 @@ extension GraphStandIn {
             case .closeConnection, .raw: nil
             }
         locked { $0.requests[index].status = status }
+        if let status, request.path.lowercased() == "/v1.0/$batch" {
+            Self.recordBody(
+                method: request.method, path: request.path, viaBatch: false, status: status, body: request.body)
+        }
         return action
     }
 
@@ -72,6 +76,8 @@ extension GraphStandIn {
             state.operations[index].status = response.status
             state.operations[index].violatedRetryAfter = violated
         }
+        Self.recordBody(
+            method: call.method, path: call.path, viaBatch: call.viaBatch, status: response.status, body: call.body)
         return finish(response, context)
     }
 

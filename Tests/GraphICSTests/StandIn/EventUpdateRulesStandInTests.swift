@@ -48,6 +48,19 @@ import Testing
         #expect(fixture.standIn.disabledOnlineMeetings.isEmpty)
     }
 
+    @Test(
+        "onlineMeeting is read-only (resources/event.md): ignored in a POST's payload")
+    func onlineMeetingReadOnly() throws {
+        let fixture = try StandInFixture()
+        defer { fixture.standIn.stop() }
+        var event = StandInFixture.event("Planning", "2026-12-01T09:00:00", "2026-12-01T10:00:00")
+        event["onlineMeeting"] = ["joinUrl": Self.joinURL]
+        let created = try fixture.call("POST", "/me/events", json: event)
+        #expect(created.status == 201)
+        let id = try #require(created.json["id"] as? String)
+        #expect((try #require(fixture.standIn.event(id: id)))["onlineMeeting"] as? [String: Any] == nil)
+    }
+
     @Test("a local time in the repeated hour or in the spring-forward gap is refused 400 on POST and PATCH")
     func localTimeInFoldOrGapIsRefused() throws {
         let fixture = try StandInFixture()
