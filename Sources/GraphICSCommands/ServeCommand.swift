@@ -137,12 +137,14 @@ struct ServeCommand: Command {
                     + "readable by anyone on the network path; give --tls-cert and --tls-key, or listen on "
                     + "127.0.0.1 behind a reverse proxy that serves HTTPS (nginx, Caddy) and pass its --base-url")
         }
+        let cancellation = RequestCancellation()
         let mailboxes = try ServeMailboxes(
             configuration.feeds, connection: connection, zone: zone,
-            remembered: RememberedTargets(stateDirectory: stateDirectory), terminal: terminal)
+            remembered: RememberedTargets(stateDirectory: stateDirectory), cancellation: cancellation,
+            terminal: terminal)
         let service = FeedService(
             refreshInterval: refresh, stateDirectory: stateDirectory, resolve: mailboxes.resolve,
-            log: { terminal.err($0) }, verbose: connection.verbose)
+            log: { terminal.err($0) }, verbose: connection.verbose, cancellation: cancellation)
         service.load(configuration)
         let http: HTTPServer
         do {
@@ -174,14 +176,14 @@ struct ServeCommand: Command {
         }
         if configuration.feeds.isEmpty { terminal.note("no feeds yet; add one with 'graph-ics feed add NAME'") }
         waitForStop(watcher)
+        // Each of these waits for its threads: the watcher's, libmicrohttpd's (the responses under way
+        // finish) with the request deadlines' watchdog, and the refresh threads, whose Graph requests and
+        // retry waits are cancelled.
         watcher.stop()
         http.stop()
         service.stop()
         terminal.err("graph-ics serve: stopped")
-        // Everything is written and every connection closed; a refresh thread may still be inside a Graph
-        // request until its time limit. _exit ends the process without running exit's clean-up (static
-        // destructors, a sanitizer build's leak check) under that thread.
-        _exit(ExitStatus.ok.rawValue)
+        return .ok
     }
 
     /// Stores the base URL for `feed list` (when it changed), then watches feeds.json from that version on.

@@ -7,7 +7,8 @@ import Synchronization
 /// The mailboxes `serve` reads: one ``Session`` per distinct `--user` of its feeds (the signed-in user's
 /// for feeds without one), each with its own client, so each mailbox is throttled on its own. Resolves
 /// a feed's calendar (``CalendarChoice``), whether it is the default calendar, and the zone its days
-/// are cut in (`--tz`, else the mailbox's zone, asked once per mailbox).
+/// are cut in (`--tz`, else the mailbox's zone, asked once per mailbox). Every session's requests end when
+/// `cancellation` is cancelled (serve stopping).
 final class ServeMailboxes: Sendable {
     private struct Mailbox: Sendable {
         var session: Session
@@ -22,12 +23,14 @@ final class ServeMailboxes: Sendable {
     private let zone: ResolvedZone?
     private let terminal: Terminal
     private let remembered: RememberedTargets?
+    private let cancellation: RequestCancellation
 
     /// Opens the sessions of `feeds`' mailboxes now, so that a missing sign-in stops serve at once (77).
     init(
         _ feeds: [FeedDefinition], connection: ConnectionOptions, zone: ResolvedZone?, remembered: RememberedTargets?,
-        terminal: Terminal
+        cancellation: RequestCancellation, terminal: Terminal
     ) throws {
+        self.cancellation = cancellation
         self.connection = connection
         self.remembered = remembered
         self.zone = zone
@@ -46,6 +49,8 @@ final class ServeMailboxes: Sendable {
             let target = try resolve(definition, in: mailbox)
             remembered?.store(target)
             return ResolvedFeed(target: target, client: mailbox.client)
+        } catch let error as RequestCancelled {
+            throw error  // serve is stopping: no target to fall back to
         } catch {
             guard let target = remembered?.target(of: definition, zone: zone) else { throw error }
             return ResolvedFeed(target: target, client: mailbox.client)
@@ -76,7 +81,7 @@ final class ServeMailboxes: Sendable {
         var options = connection
         options.user = user
         options.verbose = false
-        let session = try Session.open(options, need: .read, terminal: terminal)
+        let session = try Session.open(options, need: .read, terminal: terminal, cancellation: cancellation)
         let mailbox = Mailbox(session: session, client: session.client)
         return mailboxes.withLock { table in
             if let raced = table[user ?? ""] { return raced }

@@ -28,20 +28,24 @@ struct Session {
     /// reads the config file, chooses the token source (`GRAPH_ICS_ACCESS_TOKEN`, app-only with `--user`,
     /// or the saved sign-in `--account` names, else the config's `defaults.account`, else the only one)
     /// and creates the client for `/me` or `/users/{upn}`, over a transport with the time limit of
-    /// `GRAPH_ICS_TIMEOUT` (see ``transport(environment:)``).
+    /// `GRAPH_ICS_TIMEOUT` (see ``transport(environment:cancellation:)``). With `cancellation` (serve), its
+    /// `cancel()` ends the session's requests under way and its retry waits (``RequestCancelled``).
     static func open(
         _ options: ConnectionOptions,
         need: AccessNeed,
         terminal: Terminal,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        cancellation: RequestCancellation? = nil
     ) throws -> Session {
         let configuration = try AuthConfiguration.fromEnvironment(
             environment, authority: options.authority, graphURL: options.graphURL)
         let config = try UserConfig.load(directory: configuration.configDirectory)
-        let transport = try transport(environment: environment)
+        let transport = try transport(environment: environment, cancellation: cancellation)
         let tokens = try TokenSourceFactory.make(
             need: need, user: options.user, account: options.account ?? config.account,
             configuration: configuration, environment: environment, transport: transport)
+        var sleep: @Sendable (Duration) -> Void = GraphClient.sleep(for:)
+        if let cancellation { sleep = { cancellation.sleep(for: $0) } }
         let log: (@Sendable (String) -> Void)? = options.verbose ? { @Sendable line in terminal.note(line) } : nil
         let client = GraphClient(
             baseURL: configuration.graphBaseURL,
@@ -50,7 +54,8 @@ struct Session {
             tokens: tokens,
             log: log,
             // Waiting in silence looks like a hang; a script reading stderr does not need the notes.
-            notice: terminal.stderrIsTerminal ? { @Sendable line in terminal.note(line) } : nil
+            notice: terminal.stderrIsTerminal ? { @Sendable line in terminal.note(line) } : nil,
+            sleep: sleep
         )
         let grant: Grant =
             tokens is ClientCredentialsTokenSource
@@ -66,10 +71,15 @@ struct Session {
     /// The libcurl transport for Graph requests: each request may take `GRAPH_ICS_TIMEOUT` seconds (a
     /// positive number, fractions allowed, at most an hour; 120 when unset) before it counts as timed out
     /// and is retried like a dropped connection; connecting may take at most 10 seconds of that.
+    /// `cancellation` ends its requests when cancelled.
     ///
     /// - Throws: `CommandFailure` with the usage status when the value is not such a number.
-    static func transport(environment: [String: String]) throws(CommandFailure) -> CurlTransport {
-        guard let text = environment["GRAPH_ICS_TIMEOUT"], !text.isEmpty else { return CurlTransport() }
+    static func transport(
+        environment: [String: String], cancellation: RequestCancellation? = nil
+    ) throws(CommandFailure) -> CurlTransport {
+        guard let text = environment["GRAPH_ICS_TIMEOUT"], !text.isEmpty else {
+            return CurlTransport(cancellation: cancellation)
+        }
         guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite, seconds > 0,
             seconds <= maximumTimeout
         else {
@@ -79,7 +89,8 @@ struct Session {
             )
         }
         let timeout = Duration.milliseconds(max(1, Int64((seconds * 1000).rounded())))
-        return CurlTransport(connectTimeout: min(.seconds(10), timeout), defaultTimeout: timeout)
+        return CurlTransport(
+            connectTimeout: min(.seconds(10), timeout), defaultTimeout: timeout, cancellation: cancellation)
     }
 
     /// The zone dates and times are read and shown in: `--tz` when given, else the config's

@@ -295,6 +295,34 @@ import Testing
         #expect(serve.waitForExit(timeout: 5) == 128 + SIGTERM)
     }
 
+    @Test func sigtermWhileARefreshIsHeldInGraphCancelsItAndExits0WithinTwoSeconds() throws {
+        let fixture = try Fixture()
+        try fixture.feed(["add", "work"])
+        let path = try fixture.path(of: "work")
+        let serve = try fixture.serve()
+        _ = try Self.poll(serve, path) { $0.status == 200 }
+        let standIn = fixture.account.standIn
+        let before = standIn.requests.count
+        standIn.injectFault(
+            .delayed(.seconds(60), .text(200, #"{"value":[]}"#)), forPathContaining: "calendarView", times: 1)
+        let deadline = Date().addingTimeInterval(30)
+        while !standIn.requests.dropFirst(before).contains(where: { $0.path.contains("calendarView") })
+            && Date() < deadline
+        {
+            usleep(20_000)
+        }
+        #expect(standIn.requests.dropFirst(before).contains { $0.path.contains("calendarView") }, "a refresh is held")
+        usleep(300_000)
+        let signalled = Date()
+        serve.signal(SIGTERM)
+        let status = serve.waitForExit(timeout: 10)
+        let seconds = Date().timeIntervalSince(signalled)
+        #expect(status == 0)
+        #expect(seconds < 2, "serve took \(seconds) s to stop")
+        #expect(serve.stderr.contains("graph-ics serve: stopped"))
+        #expect(!serve.stderr.contains("refresh failed") && !serve.stderr.contains("cannot be read"), "\(serve.stderr)")
+    }
+
     /// The machine's host name (the kernel's, as gethostname gives it), as serve names it in feed URLs when it
     /// listens on every address.
     static func machineName() -> String {

@@ -58,7 +58,8 @@ public final class GraphClient: Sendable {
     ///   - notice: receives `retrying in 4 s (2/6): Graph answered 503` before a wait (the command's
     ///     terminal shows it); waits of several threads that overlap are told once.
     ///   - sleep: how the client waits before a retry; tests inject a recorder. It must not return
-    ///     before the duration has passed.
+    ///     before the duration has passed, unless the requests are being cancelled
+    ///     (``RequestCancellation/sleep(for:)``: the next try then throws ``RequestCancelled``).
     ///   - now: the wall clock, for `Retry-After` dates and the policy's deadline.
     public init(
         baseURL: URL,
@@ -251,7 +252,7 @@ public final class GraphClient: Sendable {
     /// The one path every request takes: headers, limiter permit, retries, token refresh.
     ///
     /// Returns a 2xx response; throws ``GraphError`` for any other final answer or failure, and
-    /// `AuthError` from the token source unchanged.
+    /// `AuthError` from the token source and ``RequestCancelled`` from the transport unchanged.
     ///
     /// - Parameters:
     ///   - repeatable: overrides the policy's `isRetryable(request:)` (a `$batch` is repeatable only when
@@ -303,6 +304,8 @@ public final class GraphClient: Sendable {
                 }
                 response = answer
             case .failure(let error):
+                // Stopping is not Graph failing: no retry, no GraphError around it.
+                if error is RequestCancelled { throw error }
                 failure = error
             }
             let time = now()

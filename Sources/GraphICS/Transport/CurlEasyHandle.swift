@@ -7,6 +7,8 @@ struct CurlTransferOptions: Sendable {
     var timeout: Duration
     var maxResponseBytes: Int
     var userAgent: String
+    /// Checked by the progress callback during the transfer; nil: no progress callback.
+    var cancellation: RequestCancellation?
 }
 
 /// One libcurl easy handle (`CURL *`) and the transfers graph-ics runs on it, one at a time.
@@ -58,7 +60,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         // handle goes back to the pool; connections and caches stay.
         defer { curl_easy_reset(handle) }
 
-        let state = TransferState(limit: options.maxResponseBytes)
+        let state = TransferState(limit: options.maxResponseBytes, cancellation: options.cancellation)
         let headerList = CurlHeaderList()
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -78,6 +80,9 @@ final class CurlEasyHandle: @unchecked Sendable {
         }
         if state.tooLarge {
             throw CurlError.responseTooLarge(host: host, limit: options.maxResponseBytes)
+        }
+        if result == CURLE_ABORTED_BY_CALLBACK, state.cancellation?.isCancelled == true {
+            throw RequestCancelled(host: host)
         }
         guard result == CURLE_OK else {
             throw CurlError.from(
@@ -166,10 +171,24 @@ final class CurlEasyHandle: @unchecked Sendable {
         }
     }
 
-    /// The write and header callbacks: non-capturing closures that find the transfer through the
-    /// unretained context pointer. They never throw or trap; returning a short count makes libcurl stop.
+    /// The write and header callbacks, and the progress callback when the transfer can be cancelled:
+    /// non-capturing closures that find the transfer through the unretained context pointer. They never
+    /// throw or trap; returning a short count (write) or non-zero (progress) makes libcurl stop.
     private func installCallbacks(_ state: TransferState, host: String) throws {
         let context = Unmanaged.passUnretained(state).toOpaque()
+        if state.cancellation != nil {
+            // libcurl calls it often while data flows and at least once a second while the transfer waits
+            // (connecting, or for a slow answer): cancelling stops a transfer within about a second.
+            try check(
+                gics_curl_setopt_xferinfo_function(handle, CURLOPT_XFERINFOFUNCTION) { context, _, _, _, _ in
+                    guard let context else { return 0 }
+                    let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
+                    return state.cancellation?.isCancelled == true ? 1 : 0
+                },
+                host: host)
+            try check(gics_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context), host: host)
+            try setLong(CURLOPT_NOPROGRESS, 0, host: host)
+        }
         try check(
             gics_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
                 let (length, overflow) = size.multipliedReportingOverflow(by: count)
@@ -236,12 +255,14 @@ final class CurlEasyHandle: @unchecked Sendable {
 /// What one transfer has received so far; the callbacks' context.
 private final class TransferState {
     let limit: Int
+    let cancellation: RequestCancellation?
     var body = Data()
     var headers: [(name: String, value: String)] = []
     var tooLarge = false
 
-    init(limit: Int) {
+    init(limit: Int, cancellation: RequestCancellation?) {
         self.limit = limit
+        self.cancellation = cancellation
     }
 
     /// Appends body bytes; false (stop the transfer) once the body would pass the limit.

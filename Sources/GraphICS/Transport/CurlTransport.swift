@@ -16,7 +16,8 @@ import Synchronization
 /// Before anything is sent the URL is checked: `https://` always, plain `http://` only to a loopback
 /// host (`127.0.0.0/8`, `::1`, `localhost`), so tokens never travel in clear text. The transport never
 /// retries (see `RetryPolicy`) and never follows redirects; every HTTP status is a response, failures
-/// below HTTP throw `CurlError`.
+/// below HTTP throw `CurlError`. A transport given a ``RequestCancellation`` throws ``RequestCancelled``
+/// for the requests under way once it is cancelled, and for every later one.
 public final class CurlTransport: HTTPTransport, Sendable {
     /// The `User-Agent` graph-ics sends unless a request sets its own.
     public static let defaultUserAgent = "graph-ics/\(GraphICSVersion.version)"
@@ -32,6 +33,9 @@ public final class CurlTransport: HTTPTransport, Sendable {
     public let maxResponseBytes: Int
     /// The `User-Agent` header value.
     public let userAgent: String
+    /// Ends the transfers under way and refuses later ones when cancelled (``RequestCancelled``); nil:
+    /// requests run to their end or their timeout.
+    public let cancellation: RequestCancellation?
 
     /// Idle handles; a handle taken out of the pool is used by one thread until it is put back.
     private let idleHandles = Mutex<[CurlEasyHandle]>([])
@@ -41,21 +45,24 @@ public final class CurlTransport: HTTPTransport, Sendable {
         connectTimeout: Duration = .seconds(10),
         defaultTimeout: Duration = .seconds(120),
         maxResponseBytes: Int = 64 << 20,
-        userAgent: String = CurlTransport.defaultUserAgent
+        userAgent: String = CurlTransport.defaultUserAgent,
+        cancellation: RequestCancellation? = nil
     ) {
         self.connectTimeout = connectTimeout
         self.defaultTimeout = defaultTimeout
         self.maxResponseBytes = max(0, maxResponseBytes)
         self.userAgent = userAgent
+        self.cancellation = cancellation
     }
 
     public func send(_ request: HTTPRequest) throws -> HTTPResponse {
         let (host, loopback) = try Self.checkURL(request.url)
+        if cancellation?.isCancelled == true { throw RequestCancelled(host: host) }
         let handle = try checkOut()
         defer { checkIn(handle) }
         let options = CurlTransferOptions(
             connectTimeout: connectTimeout, timeout: defaultTimeout, maxResponseBytes: maxResponseBytes,
-            userAgent: userAgent)
+            userAgent: userAgent, cancellation: cancellation)
         return try handle.perform(request, host: host, loopback: loopback, options: options)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ICalBridge
 import Synchronization
 
 /// When one connection's next request must have arrived whole.
@@ -28,7 +29,7 @@ final class RequestDeadlines: Sendable {
     let timeout: Int64
     private let open = Mutex<[ObjectIdentifier: RequestDeadline]>([:])
     private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let watchdog = Mutex<JoinableThread?>(nil)
 
     init(seconds: Int) {
         timeout = Int64(seconds) * 1000
@@ -43,26 +44,21 @@ final class RequestDeadlines: Sendable {
 
     /// Starts the watchdog thread (none without a timeout).
     func start() {
-        guard timeout > 0 else {
-            finished.signal()
-            return
-        }
+        guard timeout > 0 else { return }
         let interval = useconds_t(min(250, max(10, timeout / 4)) * 1000)
-        let thread = Thread { [self] in
+        let started = JoinableThread.start(name: "graph-ics request deadlines") { [self] in
             while !stopped.load(ordering: .relaxed) {
                 usleep(interval)
                 sweep()
             }
-            finished.signal()
         }
-        thread.name = "graph-ics request deadlines"
-        thread.start()
+        watchdog.withLock { $0 = started }
     }
 
-    /// Stops the watchdog and waits for it; once only.
+    /// Stops the watchdog and joins its thread.
     func stop() {
-        guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        finished.wait()
+        stopped.store(true, ordering: .relaxed)
+        watchdog.withLock { $0 }?.join()
     }
 
     /// Registers a connection that just opened; its first request is due within the timeout.

@@ -8,10 +8,15 @@ import Synchronization
 ///
 /// ``load(_:)`` applies feeds.json as it is now: new feeds get a slot (refreshed at once), removed ones
 /// are dropped, a rotated secret takes effect for the next request, and a changed definition starts over.
+///
+/// ``stop()`` cancels the Graph requests under way (its ``RequestCancellation``, the one the mailboxes'
+/// transports were given) and joins every refresh thread.
 public final class FeedService: Sendable {
     private struct State {
         var slots: [FeedSlot] = []
         var workers: [String: MailboxWorker] = [:]
+        /// Threads of mailboxes no feed uses any more, told to stop and joined once they have ended.
+        var retired: [MailboxWorker] = []
         var stopped = false
     }
 
@@ -22,6 +27,7 @@ public final class FeedService: Sendable {
     private let resolve: FeedResolver
     private let log: @Sendable (String) -> Void
     private let verbose: Bool
+    private let cancellation: RequestCancellation
 
     /// - Parameters:
     ///   - refreshInterval: `--refresh`, seconds between two refreshes of a feed.
@@ -29,10 +35,14 @@ public final class FeedService: Sendable {
     ///   - resolve: finds a feed's calendar, zone and client, on the feed's mailbox thread.
     ///   - log: writes one line to standard error.
     ///   - verbose: logs every refresh (`feed NAME: unchanged (1 requests, 3 ms CPU)`).
+    ///   - cancellation: what the transports of the clients `resolve` gives were made with; ``stop()``
+    ///     cancels it.
     public init(
         refreshInterval: Int, stateDirectory: URL, resolve: @escaping FeedResolver,
-        log: @escaping @Sendable (String) -> Void, verbose: Bool = false
+        log: @escaping @Sendable (String) -> Void, verbose: Bool = false,
+        cancellation: RequestCancellation = RequestCancellation()
     ) {
+        self.cancellation = cancellation
         self.refreshInterval = refreshInterval
         self.stateDirectory = stateDirectory
         self.resolve = resolve
@@ -66,6 +76,13 @@ public final class FeedService: Sendable {
             for (mailbox, worker) in state.workers where byMailbox[mailbox] == nil {
                 worker.stop()
                 state.workers[mailbox] = nil
+                state.retired.append(worker)
+            }
+            // A thread that has ended is joined at once; one still finishing its refresh, at a later load.
+            state.retired.removeAll { worker in
+                guard worker.hasEnded else { return false }
+                worker.join()
+                return true
             }
             for (mailbox, slots) in byMailbox {
                 let worker =
@@ -78,13 +95,25 @@ public final class FeedService: Sendable {
         publish()
     }
 
-    /// Stops every refresh thread (a refresh under way is abandoned: its writes are atomic).
+    /// Stops every refresh thread and waits until they have ended. A refresh under way is cut short: its
+    /// Graph request is cancelled and throws ``RequestCancelled``, before anything of it is written.
     public func stop() {
-        state.withLock { state in
+        let workers = state.withLock { state in
             state.stopped = true
-            for worker in state.workers.values { worker.stop() }
+            let workers = Array(state.workers.values) + state.retired
             state.workers = [:]
+            state.retired = []
+            return workers
         }
+        for worker in workers { worker.stop() }
+        cancellation.cancel()
+        // Outside the lock: a refresh that is ending publishes its result, which takes it.
+        for worker in workers { worker.join() }
+    }
+
+    /// Whether `error` ended a refresh because serve is stopping: not a failure to log or to show.
+    private func isStopping(_ error: any Error) -> Bool {
+        error is RequestCancelled || cancellation.isCancelled
     }
 
     /// Rebuilds the snapshot the HTTP threads answer from, under the snapshot's lock, so that two threads
@@ -105,6 +134,7 @@ public final class FeedService: Sendable {
             source = try slot.source(resolve: resolve, stateDirectory: stateDirectory)
             publish()
         } catch {
+            if isStopping(error) { return }
             if slot.noteOutcome("\(error)") { log("feed \(name): cannot be read: \(error)") }
             return
         }
@@ -120,6 +150,7 @@ public final class FeedService: Sendable {
                 log("feed \(name): \(word) (\(requests) requests, \(milliseconds) ms CPU)")
             }
         } catch {
+            if isStopping(error) { return }
             slot.takeBody()
             let message = source.status.lastError ?? "\(error)"
             if slot.noteOutcome(message) {

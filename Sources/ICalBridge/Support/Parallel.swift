@@ -128,42 +128,22 @@ public enum Parallel {
 }
 
 /// Threads joined before the call returns: when ``run(count:stackSize:_:)`` returns, every thread has
-/// ended and released what its work captured. (With Foundation's `Thread` and a `DispatchGroup` the
-/// caller went on while a thread was still ending with its closure, and so the batch it wrote, alive; a
-/// command exiting at once on an error, as `sync` does when the disk fills, had LeakSanitizer report
-/// that batch as leaked.)
+/// ended and released what its work captured (``JoinableThread``; a command exiting at once on an error,
+/// as `sync` does when the disk fills, must not have LeakSanitizer report the batch a thread wrote).
 private enum JoinedThreads {
-    private final class Work {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-
     /// `work` on `count` threads of `stackSize` bytes each; where a thread cannot be created, its share
     /// runs on the calling thread instead.
     static func run(count: Int, stackSize: Int, _ work: @escaping @Sendable () -> Void) {
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setstacksize(&attributes, stackSize)
-        var threads: [pthread_t] = []
+        var threads: [JoinableThread] = []
         for _ in 0..<count {
-            let context = Unmanaged.passRetained(Work(work)).toOpaque()
-            var thread = pthread_t()
-            let started = pthread_create(
-                &thread, &attributes,
-                { context in
-                    guard let context else { return nil }
-                    Unmanaged<Work>.fromOpaque(context).takeRetainedValue().body()
-                    return nil
-                }, context)
-            if started == 0 {
+            if let thread = JoinableThread.start(stackSize: stackSize, work) {
                 threads.append(thread)
             } else {
-                Unmanaged<Work>.fromOpaque(context).takeRetainedValue().body()
+                work()
             }
         }
         for thread in threads {
-            pthread_join(thread, nil)
+            thread.join()
         }
     }
 }

@@ -294,6 +294,36 @@ import Testing
         #expect(elapsed >= 0.19)
     }
 
+    @Test("cancelling ends a transfer held by the server within about a second, and refuses later requests")
+    func cancellationEndsAHeldTransfer() throws {
+        let server = try LoopbackHTTPServer { _ in .delayed(.seconds(60), .text(200, "late")) }
+        defer { server.stop() }
+        let cancellation = RequestCancellation()
+        let transport = CurlTransport(cancellation: cancellation)
+        let request = HTTPRequest(method: "GET", url: try url(server, "/"))
+        let cancelled = Date()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) { cancellation.cancel() }
+        let error = try #require(throws: RequestCancelled.self) { try transport.send(request) }
+        let elapsed = Date().timeIntervalSince(cancelled)
+        #expect(error == RequestCancelled(host: "127.0.0.1"))
+        #expect(elapsed >= 0.29 && elapsed < 1.8, "ended after \(elapsed) s")
+        let sent = server.requestCount
+        #expect(throws: RequestCancelled.self) { try transport.send(request) }
+        #expect(server.requestCount == sent, "nothing is sent once cancelled")
+    }
+
+    @Test("a cancelled retry wait returns at once")
+    func cancellationEndsASleep() {
+        let cancellation = RequestCancellation()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { cancellation.cancel() }
+        let started = Date()
+        cancellation.sleep(for: .seconds(30))
+        #expect(Date().timeIntervalSince(started) < 5)
+        let again = Date()
+        cancellation.sleep(for: .seconds(30))
+        #expect(Date().timeIntervalSince(again) < 0.5)
+    }
+
     @Test("https:// to a server that does not speak TLS fails as a TLS error, not as plain HTTP")
     func httpsToPlainServerIsTLSError() throws {
         let port = try PlainTextAnswerer.start(answer: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
