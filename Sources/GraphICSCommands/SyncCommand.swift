@@ -321,9 +321,9 @@ struct SyncCommand: Command {
             terminal.err("  " + PrintableText.printable(line, lineBreaks: " "))
         }
         let mine =
-            conflict.mailsAttendees > 0
+            conflict.attendeesMailed > 0
             ? "keep [m]ine (a meeting you organise: held until a run with --as-meeting --yes, which mails its "
-                + "\(conflict.mailsAttendees) attendee\(conflict.mailsAttendees == 1 ? "" : "s"))"
+                + "\(conflict.attendeesMailed) attendee\(conflict.attendeesMailed == 1 ? "" : "s"))"
             : "keep [m]ine"
         while true {
             terminal.err(

@@ -10,11 +10,11 @@ public struct SyncConflict: Sendable, Equatable {
     /// What differs between the two versions, one line per property (`subject: "A" here, "B" in Outlook`).
     public var differences: [String]
     /// How many attendees Graph would mail if the local version won (0: nobody).
-    public var mailsAttendees: Int
+    public var attendeesMailed: Int
 
     public init(
         fileName: String, uid: String?, subject: String?, local: SyncReport.Change, graph: SyncReport.Change,
-        differences: [String] = [], mailsAttendees: Int = 0
+        differences: [String] = [], attendeesMailed: Int = 0
     ) {
         self.fileName = fileName
         self.uid = uid
@@ -22,7 +22,7 @@ public struct SyncConflict: Sendable, Equatable {
         self.local = local
         self.graph = graph
         self.differences = differences
-        self.mailsAttendees = mailsAttendees
+        self.attendeesMailed = attendeesMailed
     }
 }
 

@@ -57,7 +57,7 @@ extension SyncRun {
             }
             if let id = action.graphID ?? action.record?.graphID, let current = try push.current(id) {
                 let change: MailingRule.Change = action.kind == .delete ? .delete : .update
-                conflict.mailsAttendees = current.mails(change) ? current.attendees : 0
+                conflict.attendeesMailed = current.mails(change) ? current.attendees : 0
             }
             return conflict
         }

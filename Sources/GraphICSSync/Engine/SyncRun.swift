@@ -160,7 +160,7 @@ public struct SyncRun {
                 SyncReport.Item(
                     fileName: conflict.fileName, uid: conflict.uid, subject: conflict.subject,
                     outcome: .conflict(
-                        resolution, kept: kept[conflict.fileName], reason: nil, mails: conflict.mailsAttendees)))
+                        resolution, kept: kept[conflict.fileName], reason: nil, mails: conflict.attendeesMailed)))
         }
         // A conflict the local side won is reported as the conflict; one settled before (held since) as the push.
         let reported = Set(conflicts.map(\.fileName))
@@ -224,7 +224,7 @@ public struct SyncRun {
         items += conflicts.map {
             SyncReport.Item(
                 fileName: $0.fileName, uid: $0.uid, subject: $0.subject,
-                outcome: .conflict(resolutions[$0.fileName] ?? .skip, kept: nil, reason: nil, mails: $0.mailsAttendees))
+                outcome: .conflict(resolutions[$0.fileName] ?? .skip, kept: nil, reason: nil, mails: $0.attendeesMailed))
         }
         if options.direction.pushes {
             items += pushPlan.problems.map(SyncReport.Item.init)

@@ -36,7 +36,7 @@ import Testing
             return .skip
         })
         #expect(shown.map(\.differences) == [[#"subject: "My lunch" here, "Outlook lunch" in Outlook"#]])
-        #expect(shown.first?.mailsAttendees == 0)
+        #expect(shown.first?.attendeesMailed == 0)
     }
 
     @Test func aMeetingsConflictNamesTheWaysOutThatWork() throws {
