@@ -108,7 +108,8 @@ let package = Package(
         .testTarget(
             name: "GraphICSCLITests",
             dependencies: [
-                "GraphICSMain", "ICalBridge", "GraphICS", "GraphICSMirror", "GraphICSSync", "GraphStandIn", "TestSupport",
+                "GraphICSMain", "ICalBridge", "GraphICS", "GraphICSMirror", "GraphICSSync", "GraphStandIn",
+                "TestSupport",
             ]
         ),
         .testTarget(

@@ -116,7 +116,8 @@ final class MirrorStore {
     /// The stored versions by id, with their listing position.
     func versions() throws -> [String: String] {
         var versions: [String: String] = [:]
-        for (id, version) in try database.query("SELECT id, version FROM events", row: { ($0.string(0), $0.string(1)) }) {
+        for (id, version) in try database.query("SELECT id, version FROM events", row: { ($0.string(0), $0.string(1)) })
+        {
             if let id, let version { versions[id] = version }
         }
         return versions
@@ -146,7 +147,8 @@ final class MirrorStore {
         sequence: Int64, upserts: [Row], removals: [String], positions: [String: Int64]?, checkpoint: SyncWindow,
         deltaLink: String?, now: Int64
     ) throws {
-        var nextPosition = try database.query("SELECT COALESCE(MAX(position), -1) + 1 FROM events") { $0.int64(0) }
+        var nextPosition =
+            try database.query("SELECT COALESCE(MAX(position), -1) + 1 FROM events") { $0.int64(0) }
             .first ?? 0
         for row in upserts {
             let position: Int64
@@ -171,9 +173,11 @@ final class MirrorStore {
         }
         if let positions {
             for (id, position) in positions {
-                try database.run("UPDATE events SET position = ? WHERE id = ? AND position != ?", [
-                    .integer(position), .text(id), .integer(position),
-                ])
+                try database.run(
+                    "UPDATE events SET position = ? WHERE id = ? AND position != ?",
+                    [
+                        .integer(position), .text(id), .integer(position),
+                    ])
             }
         }
         for id in removals {
@@ -182,9 +186,10 @@ final class MirrorStore {
                 "INSERT OR REPLACE INTO removals(id, sequence, at) VALUES (?, ?, ?)",
                 [.text(id), .integer(sequence), .integer(now)])
         }
-        let dropped = try database.query(
-            "SELECT MAX(sequence) FROM removals WHERE at < ?", [.integer(now - Self.removalsKept)]
-        ) { $0.optionalInt64(0) }.first ?? nil
+        let dropped =
+            try database.query(
+                "SELECT MAX(sequence) FROM removals WHERE at < ?", [.integer(now - Self.removalsKept)]
+            ) { $0.optionalInt64(0) }.first ?? nil
         if let dropped {
             try database.run("DELETE FROM removals WHERE sequence <= ?", [.integer(dropped)])
             try database.run("UPDATE mirror SET floor = MAX(floor, ?) WHERE singleton = 1", [.integer(dropped)])
@@ -200,8 +205,10 @@ final class MirrorStore {
 
     private static func event(_ row: SQLiteStatement) -> (MirrorEvent, Int64?, Int64?)? {
         guard let id = row.string(0) else { return nil }
-        return (MirrorEvent(id: id, changeKey: row.string(1), raw: row.data(2) ?? Data()), row.optionalInt64(3),
-            row.optionalInt64(4))
+        return (
+            MirrorEvent(id: id, changeKey: row.string(1), raw: row.data(2) ?? Data()), row.optionalInt64(3),
+            row.optionalInt64(4)
+        )
     }
 
     /// The event `id`, or nil.

@@ -4,11 +4,11 @@ import GraphStandIn
 import TestSupport
 import Testing
 
+@testable import GraphICSMirror
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-@testable import GraphICSMirror
 
 /// The stand-in with one user, a client for it, a fresh state folder, and December 2026.
 private final class MirrorFixture {
@@ -202,7 +202,8 @@ private final class MirrorFixture {
         try fixture.standIn.removeEvent(id: "two")
         let gone = try mirror.read(consumer: "sync:1", window: fixture.december, since: quiet.cursor)
         #expect(gone.removedIDs == ["two"] && gone.events.isEmpty)
-        #expect(!fixture.standIn.operations.contains { $0.path.contains("/delta") }, "no delta off the primary calendar")
+        #expect(
+            !fixture.standIn.operations.contains { $0.path.contains("/delta") }, "no delta off the primary calendar")
     }
 
     /// A process killed after the Graph round and before the store's commit: the store is at the last

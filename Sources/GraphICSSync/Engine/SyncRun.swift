@@ -224,7 +224,8 @@ public struct SyncRun {
         items += conflicts.map {
             SyncReport.Item(
                 fileName: $0.fileName, uid: $0.uid, subject: $0.subject,
-                outcome: .conflict(resolutions[$0.fileName] ?? .skip, kept: nil, reason: nil, mails: $0.attendeesMailed))
+                outcome: .conflict(resolutions[$0.fileName] ?? .skip, kept: nil, reason: nil, mails: $0.attendeesMailed)
+            )
         }
         if options.direction.pushes {
             items += pushPlan.problems.map(SyncReport.Item.init)

@@ -122,7 +122,8 @@ public struct SyncPull {
     /// The calendar's mirror, in the state folder beside the state database.
     var mirror: CalendarMirror {
         let directory = (state.database.path as NSString).deletingLastPathComponent
-        let mirror = CalendarMirror(directory: directory, account: pairing.key.account, calendar: calendar, client: client)
+        let mirror = CalendarMirror(
+            directory: directory, account: pairing.key.account, calendar: calendar, client: client)
         mirror.pageSize = pageSize
         return mirror
     }
@@ -138,7 +139,9 @@ public struct SyncPull {
     /// Plans what changed since the pairing's cursor, and reads again the items whose Graph version a
     /// full round kept back. A removed event, and a series with no occurrence left in the window, is
     /// deleted only once Graph confirms it (see ``confirm(_:into:)``).
-    private func changesRound(_ read: MirrorRead, window: SyncWindow, round: PullReport.Round, records: [SyncItemRecord])
+    private func changesRound(
+        _ read: MirrorRead, window: SyncWindow, round: PullReport.Round, records: [SyncItemRecord]
+    )
         throws -> PullPlan
     {
         var plan = PullPlan(

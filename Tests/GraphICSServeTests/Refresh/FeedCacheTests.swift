@@ -38,7 +38,8 @@ import Testing
         try first.refresh(now: fixture.now)
         let body = try #require(first.current)
         let folder = first.cache.directory
-        var record = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/state.json")))
+        var record =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/state.json")))
             as? [String: Any]
         #expect(record?["cursor"] != nil)
         record?["cursor"] = nil

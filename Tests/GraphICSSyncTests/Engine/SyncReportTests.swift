@@ -1,7 +1,7 @@
 import Foundation
+import GraphICSMirror
 import Testing
 
-import GraphICSMirror
 @testable import GraphICSSync
 
 @Suite struct SyncReportTests {

@@ -20,7 +20,9 @@ import Testing
         let report = try fixture.run(.other(id: team))
         #expect(report.round == .first && report.pulled.map(\.action) == [.new, .new])
         #expect(try fixture.state.items(of: fixture.pairing).allSatisfy { $0.changeKey != nil })
-        #expect(try fixture.state.deltaCheckpoint(of: fixture.pairing).flatMap { MirrorCursor($0.link) } != nil, "a window, no delta link")
+        #expect(
+            try fixture.state.deltaCheckpoint(of: fixture.pairing).flatMap { MirrorCursor($0.link) } != nil,
+            "a window, no delta link")
         #expect(try fixture.folder.scan().map(\.name) == ["uid-lunch.ics", "uid-standup.ics"])
         let paths = fixture.standIn.operations.map(\.path).suffix(2)
         #expect(paths.count == 2 && paths.first?.hasSuffix("/calendars/\(team)/calendarView") == true, "\(paths)")

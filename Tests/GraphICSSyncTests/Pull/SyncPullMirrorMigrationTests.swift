@@ -21,7 +21,8 @@ import Testing
         let stored = try #require(try fixture.state.deltaCheckpoint(of: fixture.pairing))
         // What the binary before the mirror left: the delta link in the checkpoint, and no mirrors folder.
         let oldLink = fixture.standIn.baseURL + "/v1.0/me/calendarView/delta?$deltatoken=written-by-0.9"
-        try fixture.state.saveDeltaCheckpoint(DeltaCheckpoint(link: oldLink, window: stored.window), for: fixture.pairing)
+        try fixture.state.saveDeltaCheckpoint(
+            DeltaCheckpoint(link: oldLink, window: stored.window), for: fixture.pairing)
         let mirrors = (fixture.state.database.path as NSString).deletingLastPathComponent + "/mirrors"
         try FileManager.default.removeItem(atPath: mirrors)
 

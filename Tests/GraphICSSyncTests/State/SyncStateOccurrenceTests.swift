@@ -1,8 +1,8 @@
 import Foundation
+import GraphICSMirror
 import TestSupport
 import Testing
 
-import GraphICSMirror
 @testable import GraphICSSync
 
 @Suite struct SyncStateOccurrenceTests {

@@ -1,9 +1,9 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import TestSupport
 import Testing
 
-import GraphICSMirror
 @testable import GraphICSSync
 
 @Suite struct SyncStateTests {
