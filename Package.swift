@@ -50,10 +50,11 @@ let package = Package(
             name: "GraphStandIn",
             dependencies: []
         ),
-        // The stand-in as a program of its own, for scripts/bench-graph and for trying graph-ics offline.
+        // The stand-in as a program of its own, for scripts/bench-graph and for trying graph-ics offline
+        // (GraphICS for its AtomicFile only).
         .executableTarget(
             name: "GraphStandInServer",
-            dependencies: ["GraphStandIn"]
+            dependencies: ["GraphStandIn", "GraphICS"]
         ),
         // What `graph-ics sync` keeps on disk: SQLite (the state of each pairing, its lock) and the vdir
         // folder of `.ics` files.

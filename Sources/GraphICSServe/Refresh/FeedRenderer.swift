@@ -1,5 +1,5 @@
 import Foundation
-import GraphICSSync
+import GraphICS
 import ICalBridge
 
 /// Renders a feed's events into its body: the events as one Graph page through the export's own

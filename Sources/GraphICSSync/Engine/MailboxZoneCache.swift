@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 /// The mailbox's time zone name as the last sync read it (`GET mailboxSettings`), kept in the state
 /// directory for a day, so that a sync with nothing to do asks Graph one question (the delta link), not
@@ -25,6 +26,6 @@ public struct MailboxZoneCache: Sendable {
 
     /// Stores `name` (atomically); a failure only means Graph is asked again next time.
     public func store(_ name: String) {
-        try? Data((name + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try? AtomicFile(path, permissions: .likeReplaced).write(Data((name + "\n").utf8))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 /// Who a given bearer token (`GRAPH_ICS_ACCESS_TOKEN`) signs in, as the last sync read it from `GET /me`,
 /// kept in the state directory so that a sync with nothing to do asks Graph one question (the delta link),
@@ -36,8 +37,7 @@ public struct SignedInUserCache: Sendable {
         guard !name.contains("\n") else { return }
         let until = (expiry ?? now.addingTimeInterval(Self.lifetime)).timeIntervalSince1970
         let text = name + "\n" + String(Int64(until)) + "\n"
-        try? Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        _ = chmod(path, 0o600)
+        try? AtomicFile(path).write(Data(text.utf8))
     }
 
     /// Forgets the name (Graph refused the token).

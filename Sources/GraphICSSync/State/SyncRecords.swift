@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 /// What one sync pairing is keyed by: the account, the calendar and the folder's real path.
 public struct SyncPairingKey: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 /// The file name of an item in a vdir folder, made from its UID.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 import Testing
 
 @testable import GraphICSSync

@@ -1,5 +1,5 @@
 import Foundation
-import GraphICSSync
+import GraphICS
 import TestSupport
 import Testing
 
