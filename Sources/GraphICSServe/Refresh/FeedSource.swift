@@ -1,6 +1,5 @@
 import Foundation
 import GraphICS
-import GraphICSSync
 import ICalBridge
 import Synchronization
 
