@@ -107,7 +107,8 @@ struct EditCommand: Command {
         if MailingRule.mails(.patch(Set(patch.keys)), event) {
             guard asMeeting && yes else {
                 terminal.error(
-                    EventActions.meetingRefusal(event, doing: "changing it", mail: "an update", zone: zone, clock: clock))
+                    EventActions.meetingRefusal(
+                        event, doing: "changing it", mail: "an update", zone: zone, clock: clock))
                 return .partlyFailed
             }
             terminal.note("Graph will mail an update of \(label) to \(EventActions.addresses(event.attendees))")
@@ -145,8 +146,8 @@ struct EditCommand: Command {
         if let body { patch["body"] = ["contentType": "text", "content": body] }
         guard start != nil || end != nil || duration != nil else { return patch }
         guard let when = try times(for: event, typed, terminal) else {
-            throw CommandFailure(
-                .badInput, "\(EventActions.label(event, zone: typed.zone, clock: EventWhen())) has no times graph-ics can read")
+            let label = EventActions.label(event, zone: typed.zone, clock: EventWhen())
+            throw CommandFailure(.badInput, "\(label) has no times graph-ics can read")
         }
         let draft = EventDraft(subject: event.subject, when: when, zone: typed.zone).event(transactionID: "")
         let encoder = JSONEncoder()

@@ -173,7 +173,9 @@ struct ImportCommand: Command {
             ? try? Session.open(connection, need: .read, terminal: terminal)
             : try Session.open(connection, need: dryRun ? .read : .write, terminal: terminal)
         let userZone = try session?.mailboxZone(override: zone, terminal: terminal) ?? zone ?? .utc
-        let calendarID = try session.flatMap { try CalendarChoice.nonDefaultID(for: $0.calendar(calendar), in: $0.client) }
+        let calendarID = try session.flatMap {
+            try CalendarChoice.nonDefaultID(for: $0.calendar(calendar), in: $0.client)
+        }
         let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
         let planned = plan(readable, zone: userZone, settings, terminal, quiet: false)
         failures += planned.failures
@@ -232,7 +234,6 @@ struct ImportCommand: Command {
         }
         return (readable, failures, worstStatus)
     }
-
 
     /// `--dry-run`: the payloads on standard output, as `convert --to graph-json` prints them (or, with
     /// `--json`, the report), and, when signed in, what the import would do with each event on standard error.

@@ -26,7 +26,9 @@ import Testing
         #expect(status.st_mode & 0o777 == 0o755)
 
         try directory.write("x", to: "file")
-        let error = try #require(throws: StateDirectoryError.self) { try StateDirectory.prepare(directory.file("file")) }
+        let error = try #require(throws: StateDirectoryError.self) {
+            try StateDirectory.prepare(directory.file("file"))
+        }
         #expect(error.description.hasPrefix(directory.file("file")))
     }
 }
