@@ -50,10 +50,11 @@ let package = Package(
             name: "GraphStandIn",
             dependencies: []
         ),
-        // The stand-in as a program of its own, for scripts/bench-graph and for trying graph-ics offline.
+        // The stand-in as a program of its own, for scripts/bench-graph and for trying graph-ics offline
+        // (GraphICS for its AtomicFile only).
         .executableTarget(
             name: "GraphStandInServer",
-            dependencies: ["GraphStandIn"]
+            dependencies: ["GraphStandIn", "GraphICS"]
         ),
         // One mirror per (account, calendar): the only reader of a calendar's changes from Graph (delta
         // rounds, 410 restarts, re-anchoring, change keys), stored in SQLite with a change log its consumers

@@ -384,22 +384,3 @@ struct CalendarsCommand: Command {
         return .ok
     }
 }
-
-/// Finds the calendar `--calendar` names: an id as is, else a name (case-insensitive, must be unique).
-enum CalendarChoice {
-    static func id(for nameOrID: String?, in client: GraphClient) throws -> String? {
-        guard let nameOrID, !nameOrID.isEmpty else { return nil }
-        let calendars = try client.calendars()
-        if calendars.contains(where: { $0.id == nameOrID }) { return nameOrID }
-        let matches = calendars.filter { ($0.name ?? "").caseInsensitiveCompare(nameOrID) == .orderedSame }
-        guard let match = matches.first else {
-            let names = calendars.compactMap(\.name).map { "'\($0)'" }.joined(separator: ", ")
-            throw CommandFailure(.inputMissing, "no calendar named '\(nameOrID)' (there are: \(names))")
-        }
-        guard matches.count == 1 else {
-            throw CommandFailure(
-                .usage, "\(matches.count) calendars are named '\(nameOrID)'; give its id (see 'graph-ics calendars')")
-        }
-        return match.id
-    }
-}

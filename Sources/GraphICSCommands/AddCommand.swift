@@ -129,23 +129,19 @@ struct AddCommand: Command {
         let answer = (try? JSONSerialization.jsonObject(with: created.raw)) as? [String: Any]
         if let link = answer?["webLink"] as? String, !link.isEmpty { output += link + "\n" }
         terminal.out(output)
-        terminal.note("created '\(subject)', \(Self.summary(when, zone: zone))")
+        terminal.note("created '\(subject)', \(Self.summary(when, zone: zone, clock: EventWhen(session.config)))")
         return .ok
     }
 
-    /// `Tuesday 1 December 2026 09:30–10:15 (Europe/Berlin)` or `all day, 24–26 December 2026`.
-    static func summary(_ when: EventDraft.When, zone: ResolvedZone) -> String {
+    /// `Tuesday 1 December 2026 09:30–10:15 (Europe/Berlin)` (``EventWhen``) or `all day on …`.
+    static func summary(_ when: EventDraft.When, zone: ResolvedZone, clock: EventWhen) -> String {
         switch when {
         case .timed(let start, let end):
-            let from = zone.localTime(at: start)
-            let to = zone.localTime(at: end)
-            var text = AgendaText.heading(from.date) + " " + AgendaText.time(from) + "–"
-            if to.date != from.date { text += AgendaText.heading(to.date) + " " }
-            return text + AgendaText.time(to) + " (\(zone.name))"
+            return clock.span(start, end, in: zone) + " (\(zone.name))"
         case .allDay(let first, let end):
             let last = end.adding(days: -1)
-            if last == first { return "all day on " + AgendaText.heading(first) }
-            return "all day from " + AgendaText.heading(first) + " to " + AgendaText.heading(last)
+            if last == first { return "all day on " + clock.day(first) }
+            return "all day from " + clock.day(first) + " to " + clock.day(last)
         }
     }
 }

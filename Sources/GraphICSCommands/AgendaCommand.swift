@@ -128,7 +128,7 @@ struct AgendaCommand: Command {
         let days = try range.resolve(in: zone)
         days.warnIfLong(terminal)
         let (entries, diagnostics) = try Self.fetch(session, calendars: calendars, days: days)
-        ConvertCommand.report(diagnostics, terminal)
+        terminal.report(diagnostics)
         let today = zone.localTime(at: Int64(Date().timeIntervalSince1970.rounded(.down))).date
         let settings = ViewSettings(session.config)
         var text: String
@@ -149,7 +149,7 @@ struct AgendaCommand: Command {
             try text.withUTF8 { try sink.write(UnsafeRawBufferPointer($0)) }
             try sink.commit()
         } catch let error as ICalBridgeError {
-            throw CommandFailure(ConvertCommand.status(for: error.code), error.description)
+            throw CommandFailure(ExitStatus(for: error), error.description)
         }
         let failed = diagnostics.filter { $0.severity == .error }.count
         return failed > 0 ? .partlyFailed : .ok

@@ -145,9 +145,9 @@ struct ConvertCommand: Command {
             }
         } catch {
             sink.discard()
-            throw CommandFailure(Self.status(for: error.code), error.description)
+            throw CommandFailure(ExitStatus(for: error), error.description)
         }
-        Self.report(summary.diagnostics, terminal)
+        terminal.report(summary.diagnostics)
         let failed = summary.diagnostics.filter { $0.severity == .error }.count
         if verbose || failed > 0 {
             var line = "\(name): \(summary.written) of \(summary.inputEvents) events converted to \(sink.displayName)"
@@ -174,9 +174,9 @@ struct ConvertCommand: Command {
             // The command ends right after writing: libical's trees need not be freed one by one first.
             ProcessEnd.keep(planned.source)
         } catch {
-            throw CommandFailure(Self.status(for: error.code), error.description)
+            throw CommandFailure(ExitStatus(for: error), error.description)
         }
-        Self.report(plan.diagnostics, terminal)
+        terminal.report(plan.diagnostics)
         if plan.readsFloatingTimes { terminal.note(floating.note(file: name)) }
         if verbose {
             for (tzid, resolution) in plan.zoneResolutions.sorted(by: { $0.key < $1.key }) {
@@ -196,7 +196,7 @@ struct ConvertCommand: Command {
             try sink.commit()
         } catch {
             sink.discard()
-            throw CommandFailure(Self.status(for: error.code), error.description)
+            throw CommandFailure(ExitStatus(for: error), error.description)
         }
         // Nor need the planned events be freed one by one before the process ends.
         ProcessEnd.keep(plan.events)
@@ -206,23 +206,6 @@ struct ConvertCommand: Command {
             )
         }
         return failed > 0 ? .partlyFailed : .ok
-    }
-
-    static func report(_ diagnostics: [Diagnostic], _ terminal: Terminal) {
-        for diagnostic in diagnostics {
-            switch diagnostic.severity {
-            case .warning: terminal.warning(diagnostic.description)
-            case .error: terminal.error(diagnostic.description)
-            }
-        }
-    }
-
-    static func status(for code: ICalBridgeError.Code) -> ExitStatus {
-        switch code {
-        case .badInput, .unknownTimeZone: return .badInput
-        case .cannotCreateOutput: return .cannotCreateOutput
-        case .io, .libical: return .ioError
-        }
     }
 }
 
@@ -256,60 +239,6 @@ enum ProcessEnd {
     /// command's thread.
     static func keep(_ value: Any) {
         kept.append(value)
-    }
-}
-
-/// Reads a whole input file or standard input.
-enum InputFile {
-    /// Maximum input size: far above any real calendar, low enough to refuse a wrong file fast.
-    static let maximumBytes = 512 << 20
-
-    static func read(_ path: String) throws(CommandFailure) -> Data {
-        if path == "-" {
-            // Read in pieces and stop past the limit: `… < /dev/zero | graph-ics convert -` must not fill memory.
-            var data = Data()
-            var chunk = [UInt8](repeating: 0, count: 1 << 20)
-            while true {
-                let count = chunk.withUnsafeMutableBytes { Foundation.read(0, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                guard count >= 0 else {
-                    throw CommandFailure(.ioError, "<stdin>: cannot be read (\(POSIXFile.describe(errno)))")
-                }
-                if count == 0 { return data }
-                data.append(contentsOf: chunk[0..<count])
-                guard data.count <= maximumBytes else {
-                    throw CommandFailure(
-                        .badInput, "<stdin>: larger than \(maximumBytes >> 20) MB; refusing to read it")
-                }
-            }
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CommandFailure(.inputMissing, "\(path): no such file")
-        }
-        guard !isDirectory.boolValue else {
-            throw CommandFailure(.inputMissing, "\(path): is a directory, not a file")
-        }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw CommandFailure(.inputMissing, "\(path): cannot be read (\(POSIXFile.describe(errno)))")
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw CommandFailure(.ioError, "\(path): cannot be read (\(POSIXFile.describe(errno)))")
-        }
-        let size = Int(status.st_size)
-        guard size <= maximumBytes else {
-            throw CommandFailure(.badInput, "\(path): larger than \(maximumBytes >> 20) MB; refusing to read it")
-        }
-        // One read of the known size (plain POSIX: no Foundation buffering, no mapping).
-        var data = Data(count: size)
-        let failure = data.withUnsafeMutableBytes { POSIXFile.readAll(descriptor, into: $0, at: 0) }
-        if let failure {
-            throw CommandFailure(.ioError, "\(path): cannot be read (\(POSIXFile.describe(failure)))")
-        }
-        return data
     }
 }
 

@@ -98,13 +98,16 @@ struct DeleteCommand: Command {
             ids = found.compactMap(\.id)
         }
         var tally = ActionTally()
-        for id in ids { tally.add(try delete(id, session.client, zone, terminal)) }
+        let clock = EventWhen(session.config)
+        for id in ids { tally.add(try delete(id, session.client, zone, clock, terminal)) }
         return tally.status
     }
 
     /// Deletes one event, unless it is a meeting whose attendees Graph would mail and `--as-meeting --yes`
     /// was not given.
-    func delete(_ id: String, _ client: GraphClient, _ zone: ResolvedZone, _ terminal: Terminal) throws
+    func delete(
+        _ id: String, _ client: GraphClient, _ zone: ResolvedZone, _ clock: EventWhen, _ terminal: Terminal
+    ) throws
         -> ActionTally.Outcome
     {
         let event: EventStanding
@@ -114,11 +117,12 @@ struct DeleteCommand: Command {
             terminal.error("no event \(id) in this mailbox (Graph answered 404); nothing deleted")
             return .unknown
         }
-        let label = EventActions.label(event, zone: zone)
+        let label = EventActions.label(event, zone: zone, clock: clock)
         if MailingRule.mails(.delete, event) {
             guard asMeeting && yes else {
                 terminal.error(
-                    EventActions.meetingRefusal(event, doing: "deleting it", mail: "a cancellation", zone: zone))
+                    EventActions.meetingRefusal(
+                        event, doing: "deleting it", mail: "a cancellation", zone: zone, clock: clock))
                 return .failed
             }
             terminal.note("Graph will mail a cancellation of \(label) to \(EventActions.addresses(event.attendees))")
@@ -160,19 +164,17 @@ struct DeleteCommand: Command {
             return nil
         }
         terminal.note("\(found.count) event\(found.count == 1 ? "" : "s") from \(days.description) match '\(text)':")
-        for entry in found { terminal.err("  " + Self.line(entry, zone: zone)) }
+        let clock = EventWhen(session.config)
+        for entry in found { terminal.err("  " + Self.line(entry, zone: zone, clock: clock)) }
         return found
     }
 
     /// `Tuesday 1 December 2026 09:30  Dentist  (AAMk…)`.
-    static func line(_ entry: AgendaEntry, zone: ResolvedZone) -> String {
+    static func line(_ entry: AgendaEntry, zone: ResolvedZone, clock: EventWhen) -> String {
         let when: String
         switch entry.span {
-        case .timed(let start, _):
-            let local = zone.localTime(at: start)
-            when = AgendaText.heading(local.date) + " " + AgendaText.time(local)
-        case .allDay(let first, _):
-            when = AgendaText.heading(first) + ", all day"
+        case .timed(let start, _): when = clock.moment(start, in: zone)
+        case .allDay(let first, _): when = clock.day(first) + ", all day"
         }
         return "\(when)  \(entry.subject)  (\(entry.id ?? ""))"
     }

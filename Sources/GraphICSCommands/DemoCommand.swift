@@ -1,5 +1,7 @@
 import Foundation
+import GraphICS
 import GraphStandIn
+import ICalBridge
 
 /// `graph-ics demo`: the real jobs of graph-ics against a bundled Microsoft Graph stand-in, as a tutorial
 /// would show them. The stand-in runs in this process on a free loopback port with a seeded week
@@ -136,11 +138,11 @@ struct DemoFolder {
 
     /// Writes `text` to `name` in the folder.
     func write(_ text: String, to name: String) throws {
+        let path = url.appendingPathComponent(name).path
         do {
-            try Data(text.utf8).write(to: url.appendingPathComponent(name), options: .atomic)
+            try AtomicFile(path, permissions: .likeReplaced).write(Data(text.utf8))
         } catch {
-            throw CommandFailure(
-                .ioError, "\(url.appendingPathComponent(name).path) cannot be written: \(Self.reason(error))")
+            throw CommandFailure(.ioError, "\(path) cannot be written: \(POSIXFile.describe(error.errno))")
         }
     }
 }

@@ -98,14 +98,17 @@ struct EditCommand: Command {
         let session = try Session.open(connection, need: .write, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let event = try EventActions.standing(of: id, session.client, nothing: "changed")
-        let label = EventActions.label(event, zone: zone)
+        let clock = EventWhen(session.config)
+        let label = EventActions.label(event, zone: zone, clock: clock)
         if body != nil && event.isOnlineMeeting {
             throw CommandFailure(.badInput, Self.onlineMeetingRefusal(label, id: id))
         }
         let patch = try self.patch(for: event, TypedTime(zone: zone), terminal)
         if MailingRule.mails(.patch(Set(patch.keys)), event) {
             guard asMeeting && yes else {
-                terminal.error(EventActions.meetingRefusal(event, doing: "changing it", mail: "an update", zone: zone))
+                terminal.error(
+                    EventActions.meetingRefusal(
+                        event, doing: "changing it", mail: "an update", zone: zone, clock: clock))
                 return .partlyFailed
             }
             terminal.note("Graph will mail an update of \(label) to \(EventActions.addresses(event.attendees))")
@@ -121,7 +124,7 @@ struct EditCommand: Command {
             throw CommandFailure(.inputMissing, "\(label) was not changed: \(error.description)")
         }
         terminal.note(
-            "changed \(patch.keys.sorted().joined(separator: ", ")) of \(Self.changedLabel(event, patch, zone))")
+            "changed \(patch.keys.sorted().joined(separator: ", ")) of \(Self.changedLabel(event, patch, zone, clock))")
         terminal.out(id + "\n")
         return .ok
     }
@@ -143,8 +146,8 @@ struct EditCommand: Command {
         if let body { patch["body"] = ["contentType": "text", "content": body] }
         guard start != nil || end != nil || duration != nil else { return patch }
         guard let when = try times(for: event, typed, terminal) else {
-            throw CommandFailure(
-                .badInput, "\(EventActions.label(event, zone: typed.zone)) has no times graph-ics can read")
+            let label = EventActions.label(event, zone: typed.zone, clock: EventWhen())
+            throw CommandFailure(.badInput, "\(label) has no times graph-ics can read")
         }
         let draft = EventDraft(subject: event.subject, when: when, zone: typed.zone).event(transactionID: "")
         let encoder = JSONEncoder()
@@ -171,15 +174,18 @@ struct EditCommand: Command {
 
     /// The event as the note after the change names it: the new subject and start, and the old start
     /// when it moved (`'Dentist' (Wednesday 2 December 2026 14:30; was Tuesday 1 December 2026 10:00)`).
-    static func changedLabel(_ event: EventStanding, _ patch: [String: Any], _ zone: ResolvedZone) -> String {
+    static func changedLabel(
+        _ event: EventStanding, _ patch: [String: Any], _ zone: ResolvedZone, _ clock: EventWhen
+    ) -> String {
         var changed = event
         if let subject = patch["subject"] as? String { changed.subject = subject }
         if let start = patch["start"] as? [String: Any] {
             changed.start = start["dateTime"] as? String
             changed.startZone = start["timeZone"] as? String
         }
-        let label = EventActions.label(changed, zone: zone)
-        guard let was = EventActions.when(event, zone: zone), let now = EventActions.when(changed, zone: zone),
+        let label = EventActions.label(changed, zone: zone, clock: clock)
+        guard let was = EventActions.when(event, zone: zone, clock: clock),
+            let now = EventActions.when(changed, zone: zone, clock: clock),
             was != now
         else { return label }
         return String(label.dropLast()) + "; was \(was))"

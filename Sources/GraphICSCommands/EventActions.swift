@@ -5,21 +5,20 @@ import ICalBridge
 /// knows them, and whom Graph mails when it changes.
 enum EventActions {
     /// `'Stand-up' (Tuesday 1 December 2026 09:30)`, the time in `zone`.
-    static func label(_ event: EventStanding, zone: ResolvedZone) -> String {
+    static func label(_ event: EventStanding, zone: ResolvedZone, clock: EventWhen) -> String {
         let subject = event.subject.isEmpty ? "(no subject)" : event.subject
-        guard let when = when(event, zone: zone) else { return "'\(subject)'" }
+        guard let when = when(event, zone: zone, clock: clock) else { return "'\(subject)'" }
         return "'\(subject)' (\(when))"
     }
 
-    /// `Tuesday 1 December 2026 09:30`, or the day alone for an all-day event.
-    static func when(_ event: EventStanding, zone: ResolvedZone) -> String? {
+    /// `Tuesday 1 December 2026 09:30` (``EventWhen``), or the day alone for an all-day event.
+    static func when(_ event: EventStanding, zone: ResolvedZone, clock: EventWhen) -> String? {
         let value = GraphDateTimeTimeZone(dateTime: event.start, timeZone: event.startZone)
         if event.isAllDay {
-            return event.start.flatMap(GraphTimestamp.parse).map { AgendaText.heading($0.civil.date) + ", all day" }
+            return event.start.flatMap(GraphTimestamp.parse).map { clock.day($0.civil.date) + ", all day" }
         }
         guard let instant = AgendaEntry.instant(value) else { return nil }
-        let local = zone.localTime(at: instant)
-        return AgendaText.heading(local.date) + " " + AgendaText.time(local)
+        return clock.moment(instant, in: zone)
     }
 
     /// The instants (or, for all-day events, the dates at midnight as UTC seconds) an event spans.
@@ -38,8 +37,10 @@ enum EventActions {
 
     /// The refusal for a meeting the user organises, when `--as-meeting --yes` was not given: what Graph
     /// would mail, and how to go ahead anyway.
-    static func meetingRefusal(_ event: EventStanding, doing: String, mail: String, zone: ResolvedZone) -> String {
-        "\(label(event, zone: zone)) is a meeting you organise with \(event.attendees.count) attendee"
+    static func meetingRefusal(
+        _ event: EventStanding, doing: String, mail: String, zone: ResolvedZone, clock: EventWhen
+    ) -> String {
+        "\(label(event, zone: zone, clock: clock)) is a meeting you organise with \(event.attendees.count) attendee"
             + "\(event.attendees.count == 1 ? "" : "s") (\(addresses(event.attendees))): \(doing) makes Graph mail "
             + "them \(mail); nothing was changed. Give --as-meeting --yes to go ahead (event \(event.id))"
     }

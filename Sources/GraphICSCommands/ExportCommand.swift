@@ -135,12 +135,12 @@ struct ExportCommand: Command {
             if summary.wroteCalendar { try sink.commit() }
         } catch let error as ICalBridgeError {
             progress.end()
-            throw CommandFailure(ConvertCommand.status(for: error.code), error.description)
+            throw CommandFailure(ExitStatus(for: error), error.description)
         } catch {
             progress.end()
             throw error
         }
-        ConvertCommand.report(summary.diagnostics, terminal)
+        terminal.report(summary.diagnostics)
         let failed = summary.diagnostics.filter { $0.severity == .error }.count
         if !summary.wroteCalendar {
             terminal.note("no event of \(days.description) could be converted; nothing written to \(sink.displayName)")
@@ -163,40 +163,5 @@ extension CalendarChoice {
             id.map { candidate.id == $0 } ?? (candidate.isDefaultCalendar == true)
         }
         return calendar?.name
-    }
-}
-
-/// The progress of an export on stderr: one line rewritten in place on a terminal, or (with `--verbose`,
-/// whose request log would break that line) a note per page, on a terminal or not. Silent when stderr is
-/// not a terminal and `--verbose` is not given, so that scripts and logs get no noise.
-final class ProgressLine {
-    private let terminal: Terminal
-    private let enabled: Bool
-    private let lines: Bool
-    private var shown = false
-
-    init(terminal: Terminal, lines: Bool) {
-        self.terminal = terminal
-        self.enabled = terminal.stderrIsTerminal || lines
-        self.lines = lines
-    }
-
-    func show(_ progress: CalendarExporter.Progress) {
-        guard enabled else { return }
-        var text = "\(progress.pages) page\(progress.pages == 1 ? "" : "s"), \(progress.events) events"
-        if progress.seriesTotal > 0 { text += ", series \(progress.seriesRead)/\(progress.seriesTotal)" }
-        if lines {
-            terminal.note("exporting: " + text)
-        } else {
-            FileHandle.standardError.write(Data(("\r\u{1B}[Kexporting: " + text).utf8))
-            shown = true
-        }
-    }
-
-    /// Ends the line, so that what follows starts on a line of its own.
-    func end() {
-        guard shown else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-        shown = false
     }
 }

@@ -124,7 +124,7 @@ struct FeedCommand: Command {
     }
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
-        let store = FeedStore(directory: try Self.configDirectory())
+        let store = FeedStore(directory: try ConfigDirectory.url())
         do {
             switch action {
             case .add: try add(store, terminal)
@@ -136,17 +136,6 @@ struct FeedCommand: Command {
             throw CommandFailure(.ioError, error.description)
         }
         return .ok
-    }
-
-    /// `$GRAPH_ICS_CONFIG_DIR`, or where the token store is otherwise.
-    static func configDirectory(
-        _ environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws -> URL {
-        do {
-            return try AuthConfiguration.configDirectory(environment)
-        } catch {
-            throw FetchFailure.failure(error) ?? CommandFailure(.ioError, "\(error)")
-        }
     }
 
     private func add(_ store: FeedStore, _ terminal: Terminal) throws {

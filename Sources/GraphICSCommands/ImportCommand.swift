@@ -173,7 +173,9 @@ struct ImportCommand: Command {
             ? try? Session.open(connection, need: .read, terminal: terminal)
             : try Session.open(connection, need: dryRun ? .read : .write, terminal: terminal)
         let userZone = try session?.mailboxZone(override: zone, terminal: terminal) ?? zone ?? .utc
-        let calendarID = try session.flatMap { try Self.calendarID(for: $0.calendar(calendar), in: $0.client) }
+        let calendarID = try session.flatMap {
+            try CalendarChoice.nonDefaultID(for: $0.calendar(calendar), in: $0.client)
+        }
         let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
         let planned = plan(readable, zone: userZone, settings, terminal, quiet: false)
         failures += planned.failures
@@ -231,14 +233,6 @@ struct ImportCommand: Command {
             }
         }
         return (readable, failures, worstStatus)
-    }
-
-    /// The id of the calendar `--calendar` names, nil for the default calendar, also when `--calendar` names
-    /// it: an event imported there without `--calendar` is found, not imported a second time.
-    static func calendarID(for nameOrID: String?, in client: GraphClient) throws -> String? {
-        guard let id = try CalendarChoice.id(for: nameOrID, in: client) else { return nil }
-        let isDefault = try client.calendars().contains { $0.id == id && $0.isDefaultCalendar == true }
-        return isDefault ? nil : id
     }
 
     /// `--dry-run`: the payloads on standard output, as `convert --to graph-json` prints them (or, with
@@ -357,8 +351,7 @@ struct ImportCommand: Command {
                 continue
             }
             if !quiet {
-                ConvertCommand.report(
-                    plan.diagnostics.filter { connection.verbose || !Self.isParserNoise($0) }, terminal)
+                terminal.report(plan.diagnostics.filter { connection.verbose || !Self.isParserNoise($0) })
                 if plan.readsFloatingTimes {
                     let source = self.zone == nil ? "the mailbox's zone" : FloatingZone.option
                     terminal.note(FloatingZone(zone: zone, source: source).note(file: input.name))

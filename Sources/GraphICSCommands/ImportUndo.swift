@@ -18,7 +18,7 @@ extension ImportCommand {
         }
         let session = try Session.open(connection, need: dryRun ? .read : .write, terminal: terminal)
         let userZone = try session.mailboxZone(override: zone, terminal: terminal)
-        let calendarID = try Self.calendarID(for: calendar, in: session.client)
+        let calendarID = try CalendarChoice.nonDefaultID(for: calendar, in: session.client)
         let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
         let planned = plan(readable, zone: userZone, settings, terminal, quiet: true)
         for failure in failures + planned.failures { terminal.err(failure.line) }

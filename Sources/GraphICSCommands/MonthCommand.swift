@@ -60,7 +60,7 @@ struct MonthCommand: Command {
         let (year, month) = try RangeOption.month(self.month, today: today)
         let days = MonthGrid.days(year: year, month: month, zone: zone)
         let (entries, diagnostics) = try AgendaCommand.fetch(session, calendars: calendars, days: days)
-        ConvertCommand.report(diagnostics, terminal)
+        terminal.report(diagnostics)
         terminal.out(
             MonthGrid.render(
                 entries, month: days, today: today, width: ViewWidth.columns(option: width) ?? 80,

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 import ICalBridge
 
 /// Where a command's data goes: standard output, a file that appears whole or not at all, or something
@@ -17,9 +18,9 @@ import ICalBridge
 final class OutputFile: ByteSink {
     let path: String?
     private let descriptor: Int32
-    /// A file being replaced: the temporary file and the path it is renamed to.
-    private var replacement: (temporary: String, target: String)?
-    /// Whether ``descriptor`` is graph-ics's own to close (not standard output).
+    /// A file being replaced: its temporary, which owns ``descriptor``.
+    private var replacement: AtomicFile.Replacement?
+    /// Whether ``descriptor`` is graph-ics's own to close (not standard output, not a replacement's).
     private var ownsDescriptor: Bool
     private var buffer: [UInt8] = []
 
@@ -39,18 +40,19 @@ final class OutputFile: ByteSink {
             descriptor = try Self.duplicate(number, path: path)
         case .special(let resolved):
             descriptor = try Self.openSpecial(resolved, path: path)
-        case .replaced(let target, let existing):
-            guard
-                let file = POSIXFile.makeTemporary(
-                    prefix: Self.directory(of: target) + "/." + Self.name(of: target)
-                        + ".graph-ics-")
-            else {
-                throw CommandFailure(.cannotCreateOutput, "cannot create \(path): \(POSIXFile.describe(errno))")
+        case .replaced(let target):
+            var file = AtomicFile(target, permissions: .likeReplaced)
+            file.temporaryPrefix = "." + Self.name(of: target) + ".graph-ics-"
+            let replacement: AtomicFile.Replacement
+            do {
+                replacement = try file.begin()
+            } catch {
+                throw CommandFailure(.cannotCreateOutput, "cannot create \(path): \(POSIXFile.describe(error.errno))")
             }
-            descriptor = file.descriptor
-            replacement = (file.path, target)
-            Interruption.register(file.path)
-            Self.giveAttributes(of: existing ? target : nil, to: file.descriptor)
+            descriptor = replacement.descriptor
+            ownsDescriptor = false
+            self.replacement = replacement
+            Interruption.register(replacement.temporaryPath)
         }
     }
 
@@ -75,26 +77,30 @@ final class OutputFile: ByteSink {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Makes the output final: flushes, and for a replaced file syncs it and renames it into place.
+    /// Makes the output final: flushes, and for a replaced file syncs it and renames it into place
+    /// (``AtomicFile``).
     func commit() throws(ICalBridgeError) {
         try flush()
-        guard let path, ownsDescriptor else { return }
-        if replacement != nil, fsync(descriptor) != 0 {
-            throw ICalBridgeError(.io, "cannot write \(path): \(POSIXFile.describe(errno))")
+        guard let path else { return }
+        if let replacement {
+            self.replacement = nil
+            defer { Interruption.unregister(replacement.temporaryPath) }
+            do {
+                try replacement.commit()
+            } catch {
+                replacement.discard()
+                let reason = POSIXFile.describe(error.errno)
+                switch error.step {
+                case .create, .replace: throw ICalBridgeError(.cannotCreateOutput, "cannot create \(path): \(reason)")
+                default: throw ICalBridgeError(.io, "cannot write \(path): \(reason)")
+                }
+            }
+            return
         }
+        guard ownsDescriptor else { return }
         ownsDescriptor = false
         if close(descriptor) != 0 {
-            let reason = POSIXFile.describe(errno)
-            discard()
-            throw ICalBridgeError(.io, "cannot write \(path): \(reason)")
-        }
-        guard let (temporaryPath, target) = replacement else { return }
-        replacement = nil
-        defer { Interruption.unregister(temporaryPath) }
-        if rename(temporaryPath, target) != 0 {
-            let reason = POSIXFile.describe(errno)
-            unlink(temporaryPath)
-            throw ICalBridgeError(.cannotCreateOutput, "cannot create \(path): \(reason)")
+            throw ICalBridgeError(.io, "cannot write \(path): \(POSIXFile.describe(errno))")
         }
     }
 
@@ -104,10 +110,10 @@ final class OutputFile: ByteSink {
             close(descriptor)
             ownsDescriptor = false
         }
-        guard let (temporaryPath, _) = replacement else { return }
-        unlink(temporaryPath)
-        Interruption.unregister(temporaryPath)
-        replacement = nil
+        guard let replacement else { return }
+        replacement.discard()
+        Interruption.unregister(replacement.temporaryPath)
+        self.replacement = nil
     }
 }
 
@@ -118,9 +124,9 @@ extension OutputFile {
         case descriptor(Int32)
         /// A device, FIFO or socket (symbolic links resolved): written straight through.
         case special(String)
-        /// A regular file or nothing yet (symbolic links resolved to `target`): replaced by rename.
-        /// `existing` is true when there is a file whose mode and owner the new one keeps.
-        case replaced(target: String, existing: Bool)
+        /// A regular file or nothing yet (symbolic links resolved to `target`): replaced by rename; an
+        /// existing file's mode and owner are kept.
+        case replaced(target: String)
     }
 
     /// What `-o path` writes to. Symbolic links are followed one by one, so that a link to `/dev/stdout`
@@ -137,15 +143,14 @@ extension OutputFile {
 
     private static func destination(resolved: String, _ path: String) throws(CommandFailure) -> Destination {
         switch POSIXFile.kind(of: resolved) {
-        case .absent: return .replaced(target: resolved, existing: false)
-        case .regular: return .replaced(target: resolved, existing: true)
+        case .absent, .regular: return .replaced(target: resolved)
         case .special: return .special(resolved)
         case .directory:
             throw CommandFailure(.cannotCreateOutput, "\(path): is a directory; give a file name with -o")
         case nil:
             // Not searchable, not a directory on the way, …: the temporary file cannot be made either, and
             // its failure names the reason.
-            return .replaced(target: resolved, existing: false)
+            return .replaced(target: resolved)
         }
     }
 
@@ -182,23 +187,6 @@ extension OutputFile {
             throw CommandFailure(.cannotCreateOutput, "cannot write to \(path): \(POSIXFile.describe(errno))")
         }
         return descriptor
-    }
-
-    /// Gives the new file the mode of the one it replaces (or the usual mode for a new file, as `umask`
-    /// says), and its owner and group where the user may (root may; others keep their own).
-    private static func giveAttributes(of existing: String?, to descriptor: Int32) {
-        var status = stat()
-        guard let existing, stat(existing, &status) == 0 else {
-            // mkstemp creates 0600; a new output file gets the usual mode.
-            let mask = umask(0)
-            umask(mask)
-            fchmod(descriptor, 0o666 & ~mask)
-            return
-        }
-        // Owner first: a change of owner clears the set-user-ID bits that fchmod then restores.
-        // Others than root may keep at least the group, when they belong to it.
-        if fchown(descriptor, status.st_uid, status.st_gid) != 0 { _ = fchown(descriptor, uid_t.max, status.st_gid) }
-        fchmod(descriptor, status.st_mode & 0o7777)
     }
 
     static func directory(of path: String) -> String {

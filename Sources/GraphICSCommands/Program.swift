@@ -167,7 +167,7 @@ public enum Program {
             return failure.status
         } catch {
             terminal.error("\(error)")
-            return .ioError
+            return ExitStatus(for: error)
         }
     }
 }

@@ -60,7 +60,7 @@ struct RespondCommand: Command {
         let session = try Session.open(connection, need: .write, terminal: terminal)
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let event = try EventActions.standing(of: id, session.client, nothing: "answered")
-        let label = EventActions.label(event, zone: zone)
+        let label = EventActions.label(event, zone: zone, clock: EventWhen(session.config))
         guard event.isOrganizer != true else {
             throw CommandFailure(.badInput, "you organise \(label): there is no invitation to answer")
         }

@@ -123,7 +123,7 @@ struct ServeCommand: Command {
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let environment = ProcessInfo.processInfo.environment
-        let store = FeedStore(directory: try FeedCommand.configDirectory(environment))
+        let store = FeedStore(directory: try ConfigDirectory.url(environment))
         let configuration = try Self.load(store)
         let stateDirectory = try Self.stateDirectory(environment)
         var server = HTTPServerConfiguration()
@@ -232,8 +232,8 @@ struct ServeCommand: Command {
 
     static func stateDirectory(_ environment: [String: String]) throws -> URL {
         do {
-            let path = try SyncStateDirectory.path(environment)
-            try SyncStateDirectory.prepare(path)
+            let path = try StateDirectory.path(environment)
+            try StateDirectory.prepare(path)
             return URL(fileURLWithPath: path, isDirectory: true)
         } catch {
             throw CommandFailure(.ioError, "the state folder cannot be used: \(error)")

@@ -146,12 +146,7 @@ final class RememberedTargets: Sendable {
             try? FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
-            let temporary = file.path + ".tmp-\(getpid())"
-            guard
-                FileManager.default.createFile(
-                    atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
-            else { return }
-            if rename(temporary, file.path) != 0 { unlink(temporary) }
+            try? AtomicFile(file.path).write(data)
         }
     }
 

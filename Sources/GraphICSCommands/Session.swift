@@ -175,41 +175,25 @@ struct Session {
     }
 }
 
-/// Turns what the fetch layer throws into one sentence and the exit status of the CLI contract.
+/// Turns what the fetch layer throws into one sentence and the exit status of the CLI contract
+/// (``ExitStatus/init(for:)``).
 enum FetchFailure {
     static func failure(_ error: any Error) -> CommandFailure? {
         switch error {
         case let error as AuthError:
             switch error.code {
-            case .transport: return CommandFailure(.unavailable, error.description)
-            case .storeFailure: return CommandFailure(.ioError, error.description)
-            case .insecureConfiguration, .invalidConfiguration: return CommandFailure(.usage, error.description)
             case .notSignedIn, .tokenRejected, .insufficientScope, .invalidGrant, .declined, .deviceCodeExpired,
                 .badVerificationCode:
                 // The message says what to do (sign in again); the identity platform's own text (AADSTS code,
                 // trace and correlation ids, timestamp) would make it several sentences.
-                return CommandFailure(.notSignedIn, error.message)
-            case .server, .malformedResponse:
-                // The sign-in service answered, but not as OAuth says: a service problem, not the user's.
-                return CommandFailure(.unavailable, error.description)
+                return CommandFailure(ExitStatus(for: error), error.message)
+            default:
+                return CommandFailure(ExitStatus(for: error), error.description)
             }
         case let error as GraphError:
-            let status: ExitStatus
-            switch error.kind {
-            case .unauthorized: status = .notSignedIn
-            case .unavailable: status = .unavailable
-            case .temporary: status = .temporaryFailure
-            case .notFound: status = .inputMissing
-            case .badRequest: status = .badInput
-            case .other: status = .unavailable
-            }
-            return CommandFailure(status, error.description)
+            return CommandFailure(ExitStatus(for: error), error.description)
         case let error as CurlError:
-            switch error.code {
-            case .insecureURL, .invalidRequest: return CommandFailure(.usage, error.description)
-            case .timedOut: return CommandFailure(.temporaryFailure, error.description)
-            default: return CommandFailure(.unavailable, error.description)
-            }
+            return CommandFailure(ExitStatus(for: error), error.description)
         default:
             return nil
         }

@@ -171,9 +171,9 @@ struct SyncCommand: Command {
             print(report, terminal)
             return report.hasProblems ? .partlyFailed : .ok
         } catch let error as SyncStoreError {
-            throw CommandFailure(Self.status(for: error.code), error.description)
+            throw CommandFailure(ExitStatus(for: error), error.description)
         } catch let error as MirrorError {
-            throw CommandFailure(error.code == .locked ? .temporaryFailure : .ioError, error.description)
+            throw CommandFailure(ExitStatus(for: error), error.description)
         } catch let error as SQLiteError {
             throw CommandFailure(.ioError, "the sync state cannot be used: \(error.description)")
         }
@@ -190,10 +190,10 @@ struct SyncCommand: Command {
                 "--reset starts over from an empty folder, and \(folder.path) holds \(item.name) (and maybe more): "
                     + "move its .ics files away first, so that nothing is sent to Outlook twice")
         }
-        try SyncStateDirectory.prepare(stateDirectory)
+        try StateDirectory.prepare(stateDirectory)
         let userCache = Self.userCache(session, stateDirectory: stateDirectory)
         let account = try Self.account(session, user: connection.user, cache: userCache)
-        let calendarID = try ImportCommand.calendarID(for: calendar, in: session.client)
+        let calendarID = try CalendarChoice.nonDefaultID(for: calendar, in: session.client)
         let state = try SyncState(path: (stateDirectory as NSString).appendingPathComponent(SyncState.fileName))
         let pairing = try state.pairing(
             SyncPairingKey(account: account, calendarID: calendarID ?? Self.defaultCalendarKey, folder: folder))
@@ -244,7 +244,7 @@ struct SyncCommand: Command {
     /// empty scratch folder and state instead, removed at the end, so that it creates neither DIR nor a
     /// pairing.
     private func places(_ environment: [String: String]) throws -> (VdirFolder, String, DryRunScratch?) {
-        let stateDirectory = try SyncStateDirectory.path(environment)
+        let stateDirectory = try StateDirectory.path(environment)
         let neverSynced =
             POSIXFile.kind(of: directory) == .absent
             || POSIXFile.kind(of: (stateDirectory as NSString).appendingPathComponent(SyncState.fileName)) == .absent
@@ -340,8 +340,7 @@ struct SyncCommand: Command {
 
     /// The report on standard output: item lines and the summary, only problems with `--quiet`, or the JSON.
     private func print(_ report: SyncReport, _ terminal: Terminal) {
-        ConvertCommand.report(
-            quiet ? report.diagnostics.filter { $0.severity == .error } : report.diagnostics, terminal)
+        terminal.report(quiet ? report.diagnostics.filter { $0.severity == .error } : report.diagnostics)
         if let refusal = report.refusal { terminal.error(refusal.description) }
         if json {
             if var data = try? report.jsonData() {
@@ -354,14 +353,6 @@ struct SyncCommand: Command {
         var text = items.map { $0.line(dryRun: report.isDryRun) + "\n" }.joined()
         if !quiet || report.hasProblems { text += report.summary + "\n" }
         terminal.out(text)
-    }
-
-    static func status(for code: SyncStoreError.Code) -> ExitStatus {
-        switch code {
-        case .locked: .temporaryFailure
-        case .badLocation: .cannotCreateOutput
-        case .io, .schema, .invalidValue: .ioError
-        }
     }
 }
 

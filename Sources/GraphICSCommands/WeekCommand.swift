@@ -64,7 +64,7 @@ struct WeekCommand: Command {
         let zone = try session.mailboxZone(override: self.zone, terminal: terminal)
         let days = try range.resolve(in: zone)
         let (entries, diagnostics) = try AgendaCommand.fetch(session, calendars: calendars, days: days)
-        ConvertCommand.report(diagnostics, terminal)
+        terminal.report(diagnostics)
         let today = zone.localTime(at: Int64(Date().timeIntervalSince1970.rounded(.down))).date
         terminal.out(
             WeekGrid.render(

@@ -261,20 +261,9 @@ public final class CalendarMirror {
         return opened
     }
 
-    /// Creates `folder` and its missing parents, mode 0700 (what the mirrors and the feeds' caches hold is
-    /// private).
-    public static func preparePrivateFolder(_ folder: String) throws {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw MirrorError(.io, "graph-ics cannot create the folder: \(error.localizedDescription)", path: folder)
-        }
-    }
-
     /// Takes `<store>.lock` (creating `mirrors/` 0700), waiting up to ``lockTimeout``.
     private func takeLock() throws -> Int32 {
-        try Self.preparePrivateFolder((path as NSString).deletingLastPathComponent)
+        try StateDirectory.prepare((path as NSString).deletingLastPathComponent)
         let lockPath = path + ".lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {

@@ -1,5 +1,5 @@
 import Foundation
-import GraphICSMirror
+import GraphICS
 import ICalBridge
 
 /// A failure of what `sync` keeps on disk (the vdir folder, the state directory, the lock), naming the
@@ -38,6 +38,11 @@ public struct SyncStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     /// A failed POSIX call: `"<what>: <strerror>"`.
     static func posix(_ code: Code, _ what: String, path: String, errno number: Int32) -> SyncStoreError {
         SyncStoreError(code, "\(what): \(POSIXFile.describe(number))", path: path, errno: number)
+    }
+
+    /// A failed replacement of a file (``AtomicFile``), naming it.
+    init(_ error: AtomicFileError) {
+        self = .posix(.io, error.what, path: error.path, errno: error.errno)
     }
 
     public var description: String {

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 import GraphStandIn
 
 /// `graph-standin`: the loopback Microsoft Graph stand-in of graph-ics's tests as a program of its own, for
@@ -96,12 +97,7 @@ enum GraphStandInServer {
             GRAPH_ICS_ACCESS_TOKEN=\(standIn.issueAccessToken())
 
             """
-        let temporary = envFile + ".tmp"
-        _ = FileManager.default.createFile(
-            atPath: temporary, contents: Data(environment.utf8), attributes: [.posixPermissions: 0o600])
-        guard rename(temporary, envFile) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: envFile])
-        }
+        try AtomicFile(envFile).write(Data(environment.utf8))
 
         let stop = DispatchSemaphore(value: 0)
         let statsFile = options["--stats"]
@@ -146,7 +142,7 @@ enum GraphStandInServer {
             "events": standIn.eventCount,
         ]
         let data = try JSONSerialization.data(withJSONObject: stats, options: [.sortedKeys])
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        try AtomicFile(path, permissions: .likeReplaced).write(data)
     }
 
     /// A request as `METHOD /path` with the version and every id left out (`GET /me/events/{id}/instances`),

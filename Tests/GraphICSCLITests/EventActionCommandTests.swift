@@ -41,6 +41,30 @@ import Testing
         standIn.operations.filter { $0.method == method }.map(\.path)
     }
 
+    // MARK: display.time
+
+    @Test("add, edit and delete write the event's time on the clock display.time chooses")
+    func actionsHonourDisplayTime() throws {
+        let account = try Self.account()
+        let environment = account.tokenEnvironment()
+        let set = try account.run(["config", "set", "display.time", "12h"], environment: environment)
+        #expect(set.status == 0, "stderr: \(set.err)")
+        let added = try account.run(
+            ["add", "--subject", "Dentist", "--start", "2026-12-01 09:30", "--end", "2026-12-01T10:15"],
+            environment: environment)
+        #expect(added.status == 0, "stderr: \(added.err)")
+        #expect(added.err.contains("created 'Dentist', Tuesday 1 December 2026 9:30am–10:15am"), "\(added.err)")
+        let id = try #require(added.out.split(separator: "\n").first.map(String.init))
+        let edited = try account.run(["edit", id, "--start", "2026-12-02 14:30"], environment: environment)
+        #expect(edited.status == 0, "stderr: \(edited.err)")
+        #expect(
+            edited.err.contains("(Wednesday 2 December 2026 2:30pm; was Tuesday 1 December 2026 9:30am)"),
+            "\(edited.err)")
+        let deleted = try account.run(["delete", id], environment: environment)
+        #expect(deleted.status == 0, "stderr: \(deleted.err)")
+        #expect(deleted.err.contains("deleted 'Dentist' (Wednesday 2 December 2026 2:30pm)"), "\(deleted.err)")
+    }
+
     // MARK: delete
 
     @Test("delete removes an event of one's own without telling anyone, and prints its id")

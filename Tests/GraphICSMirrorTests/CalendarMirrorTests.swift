@@ -221,7 +221,7 @@ private final class MirrorFixture {
         let killed = fixture.mirror()
         struct Killed: Error {}
         killed.beforeCommit = { throw Killed() }
-        try CalendarMirror.preparePrivateFolder((killed.path as NSString).deletingLastPathComponent)
+        try StateDirectory.prepare((killed.path as NSString).deletingLastPathComponent)
         let before = try MirrorStore(path: killed.path).meta()
         #expect(throws: Killed.self) { try killed.read(consumer: "a", window: fixture.december, since: cursor) }
         #expect(try MirrorStore(path: killed.path).meta() == before)

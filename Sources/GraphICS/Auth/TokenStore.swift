@@ -17,9 +17,10 @@ import Foundation
 /// cannot make it private), and a shared directory — world-writable or sticky, like `/tmp` — whose mode
 /// graph-ics must not change.
 ///
-/// Writes are atomic: the JSON goes to a temporary file in the same directory, created `0600` from the
-/// start (`open(O_CREAT|O_EXCL, 0600)`), `fsync`ed, renamed over the old file, and the directory is
-/// `fsync`ed. A write that fails part way leaves the previous file as it was.
+/// Writes are atomic (``AtomicFile``): the JSON goes to a temporary file in the same directory, created
+/// `0600` from the start (`open(O_CREAT|O_EXCL, 0600)`), `fsync`ed, renamed over the old file, and the
+/// directory is `fsync`ed. A write that fails part way leaves the previous file as it was; a killed
+/// writer's temporary is removed by the next write.
 ///
 /// Thread-safety: a value type without shared state; concurrent writers of one account each replace the
 /// file whole, the last rename wins. Whoever reads an account, renews it and writes it back does so under
@@ -261,59 +262,18 @@ public struct TokenStore: Sendable {
     }
 
     private func writeAtomically(_ data: Data, to url: URL) throws(AuthError) {
-        let path = url.path
-        let dirPath = directory.path
-        let temporary = directory.appendingPathComponent(
-            ".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))",
-            isDirectory: false
-        ).path
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 {
-            throw AuthError.posix(
-                .storeFailure, "graph-ics cannot write to its token store", path: dirPath, errno: errno)
+        do throws(AtomicFileError) {
+            let file = AtomicFile(url.path)
+            // A killed writer's temporary holds tokens too.
+            file.removeLeftovers()
+            let replacement = try file.begin()
+            let limit = failWritesAfterBytes ?? Int.max
+            try replacement.write(data.prefix(limit))
+            if limit < data.count { throw AtomicFileError(.write, path: url.path, errno: ENOSPC) }
+            try replacement.commit()
+        } catch {
+            throw AuthError.posix(.storeFailure, error.what, path: error.path, errno: error.errno)
         }
-        var fdOpen = true
-        var renamed = false
-        defer {
-            if fdOpen { close(fd) }
-            if !renamed { unlink(temporary) }
-        }
-        // open's mode is filtered through the umask; set it exactly.
-        guard fchmod(fd, 0o600) == 0 else {
-            throw AuthError.posix(.storeFailure, "graph-ics cannot set permissions on", path: temporary, errno: errno)
-        }
-        var limit = failWritesAfterBytes ?? Int.max
-        let result: Int32 = data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                guard let base = raw.baseAddress else { return 0 }
-                let chunk = min(raw.count - offset, limit)
-                if chunk == 0 { return ENOSPC }
-                let written = write(fd, base + offset, chunk)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-                limit -= written
-            }
-            return 0
-        }
-        if result != 0 {
-            throw AuthError.posix(.storeFailure, "graph-ics could not write", path: path, errno: result)
-        }
-        guard fsync(fd) == 0 else {
-            throw AuthError.posix(.storeFailure, "graph-ics could not write", path: path, errno: errno)
-        }
-        fdOpen = false
-        guard close(fd) == 0 else {
-            throw AuthError.posix(.storeFailure, "graph-ics could not write", path: path, errno: errno)
-        }
-        guard rename(temporary, path) == 0 else {
-            throw AuthError.posix(.storeFailure, "graph-ics could not replace", path: path, errno: errno)
-        }
-        renamed = true
-        syncDirectory()
     }
 
     private func unlinkFile(_ path: String) throws(AuthError) -> Bool {
@@ -326,11 +286,8 @@ public struct TokenStore: Sendable {
         throw AuthError.posix(.storeFailure, "graph-ics could not delete", path: path, errno: number)
     }
 
-    /// Makes a rename or unlink durable. Best effort: some file systems refuse `fsync` on directories.
+    /// Makes an unlink durable. Best effort: some file systems refuse `fsync` on directories.
     private func syncDirectory() {
-        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = fsync(fd)
-        close(fd)
+        try? AtomicFile.syncFolder(directory.path)
     }
 }

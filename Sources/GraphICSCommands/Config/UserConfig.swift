@@ -164,7 +164,7 @@ struct UserConfig: Equatable {
             throw CommandFailure(.cannotCreateOutput, "graph-ics cannot create \(directory.path)")
         }
         do {
-            try AtomicFile.write(Data(text.utf8), to: path)
+            try AtomicFile(path).write(Data(text.utf8))
         } catch {
             throw CommandFailure(.ioError, error.description)
         }

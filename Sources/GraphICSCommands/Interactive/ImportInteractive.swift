@@ -64,7 +64,7 @@ struct ImportInteractive {
         while index < items.count {
             let card = ImportInteractiveCard(
                 event: items[index].event, userZone: userZone, lookup: lookup.results?[index],
-                lookupFailure: lookup.reason)
+                lookupFailure: lookup.reason, clock: EventWhen(session.config, days: .short))
             let cardText = card.lines(colour: terminal.colour).joined(separator: "\n")
             terminal.write("\n" + cardText + "\n")
             var stopped: (any Error)?

@@ -22,6 +22,8 @@ struct ImportInteractiveCard {
     var lookup: ImportResult?
     /// Why the lookup did not happen, when it did not.
     var lookupFailure: String?
+    /// How days and times are written (`display.time`).
+    var clock = EventWhen(days: .short)
 
     /// The card's lines; text from the file is made printable (no control characters reach the terminal).
     func lines(colour: Bool) -> [String] {
@@ -48,17 +50,17 @@ struct ImportInteractiveCard {
             guard let first = Self.civil(payload.start), let end = Self.civil(payload.end) else { return "(no date)" }
             let last = end.adding(days: -1)
             return last > first
-                ? Self.day(first) + " – " + Self.day(last) + ", all day" : Self.day(first) + ", all day"
+                ? clock.day(first) + " – " + clock.day(last) + ", all day" : clock.day(first) + ", all day"
         }
         guard let start = AgendaEntry.instant(payload.start), let end = AgendaEntry.instant(payload.end) else {
             return "(no time)"
         }
-        var text = Self.span(start, end, in: userZone) + " " + userZone.name
+        var text = clock.span(start, end, in: userZone) + " " + userZone.name
         if let own = Self.zone(of: payload), own.name != userZone.name,
             own.utcOffset(at: start) != userZone.utcOffset(at: start)
                 || own.utcOffset(at: end) != userZone.utcOffset(at: end)
         {
-            text += " (" + Self.span(start, end, in: own, withDay: false) + " in \(own.name))"
+            text += " (" + clock.span(start, end, in: own, withDay: false) + " in \(own.name))"
         }
         return text
     }
@@ -146,24 +148,6 @@ struct ImportInteractiveCard {
     /// The local date-time of a payload time as written (for all-day dates).
     static func civil(_ value: GraphDateTimeTimeZone?) -> CivilDateTime? {
         value?.dateTime.flatMap(GraphTimestamp.parse)?.civil
-    }
-
-    static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    /// `Sat 10 Jun 2023`.
-    static func day(_ date: CivilDateTime) -> String {
-        "\(weekdays[date.isoWeekday - 1]) \(date.day) \(months[date.month - 1]) \(date.year)"
-    }
-
-    /// `Sat 10 Jun 2023 04:39–06:58`, the end's day added when it is another; without the start's day when
-    /// `withDay` is false.
-    static func span(_ start: Int64, _ end: Int64, in zone: ResolvedZone, withDay: Bool = true) -> String {
-        let from = zone.localTime(at: start)
-        let to = zone.localTime(at: end)
-        var text = (withDay ? day(from) + " " : "") + AgendaText.time(from) + "–"
-        if to.date != from.date { text += day(to) + " " }
-        return text + AgendaText.time(to)
     }
 
     static func patternName(_ type: String) -> String {

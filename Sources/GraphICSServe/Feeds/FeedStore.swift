@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 #if canImport(Glibc)
     import Glibc
@@ -55,7 +56,7 @@ public struct FeedStore: Sendable {
             if let (key, message) = configuration.problem() {
                 throw FeedStoreError(.invalid, "feed definitions not saved to \(fileURL.path): \(key) \(message)")
             }
-            try AtomicFile.write(try FeedFileFormat.encode(configuration, path: fileURL.path), to: fileURL.path)
+            try AtomicFile.replace(fileURL.path, with: try FeedFileFormat.encode(configuration, path: fileURL.path))
             return result
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 /// Why `feeds.json` could not be read or written. The message names the file and, for a damaged file, the
 /// line or key (`feeds[1].secret`) where it went wrong.
@@ -28,5 +29,24 @@ public struct FeedStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// An error from a failed system call on `path`.
     static func posix(_ code: Code, _ what: String, path: String, errno number: Int32) -> FeedStoreError {
         FeedStoreError(code, "\(what) \(path): \(String(cString: strerror(number)))")
+    }
+}
+
+extension FeedStoreError {
+    /// A failed replacement of a file, naming it.
+    init(_ error: AtomicFileError) {
+        self = .posix(.io, error.what, path: error.path, errno: error.errno)
+    }
+}
+
+extension AtomicFile {
+    /// Replaces the private (`0600`) file at `path` by `data`, as ``write(_:)`` does, failing with a
+    /// ``FeedStoreError``: `feeds.json` and the feeds' disk cache.
+    static func replace(_ path: String, with data: Data) throws(FeedStoreError) {
+        do {
+            try AtomicFile(path).write(data)
+        } catch {
+            throw FeedStoreError(error)
+        }
     }
 }

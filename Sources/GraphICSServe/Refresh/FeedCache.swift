@@ -99,11 +99,11 @@ struct FeedCache: Sendable {
     /// Writes the events, the body when `writingBody` (the folder does not hold it yet), then the record that
     /// vouches for both.
     func save(events: FeedEvents, body: RenderedFeed, writingBody: Bool, target: FeedTarget) throws {
-        try CalendarMirror.preparePrivateFolder(directory)
+        try StateDirectory.prepare(directory)
         let fingerprint = events.fingerprint
-        try AtomicFile.write(events.page(), to: directory + "/events.json")
+        try AtomicFile.replace(directory + "/events.json", with: events.page())
         if writingBody {
-            try AtomicFile.write(body.body, to: directory + "/feed.ics")
+            try AtomicFile.replace(directory + "/feed.ics", with: body.body)
         }
         let record = Record(
             calendarID: events.calendarID, windowStart: events.window.start, windowEnd: events.window.end,
@@ -113,7 +113,7 @@ struct FeedCache: Sendable {
             lastModified: Int64(body.lastModified.timeIntervalSince1970.rounded(.down)), eventCount: body.eventCount)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try AtomicFile.write(try encoder.encode(record), to: directory + "/state.json")
+        try AtomicFile.replace(directory + "/state.json", with: try encoder.encode(record))
     }
 
     private func read(_ name: String) -> Data? {

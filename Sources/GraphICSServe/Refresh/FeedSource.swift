@@ -48,7 +48,7 @@ public final class FeedSource: Sendable {
     private let working: Mutex<Working>
 
     /// - Parameters:
-    ///   - stateDirectory: graph-ics's state folder (``SyncStateDirectory``); the copy lives in its
+    ///   - stateDirectory: graph-ics's state folder (``StateDirectory``); the copy lives in its
     ///     `feeds/` folder.
     ///   - pageSize: entries per Graph page (at most 1000).
     public init(target: FeedTarget, client: GraphClient, stateDirectory: URL, pageSize: Int = 1000) {

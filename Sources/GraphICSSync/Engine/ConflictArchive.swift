@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 
 /// Where the losing side of a settled conflict is kept: `<state directory>/conflicts/`, one file per
 /// kept version, `<item file name without .ics>.<UTC yyyyMMdd'T'HHmmss>.<graph|local>.ics`.
@@ -30,7 +31,7 @@ public struct ConflictArchive: Sendable {
     /// folder (0700) when missing.
     @discardableResult
     public func keep(_ contents: Data, of fileName: String, side: Side) throws -> String {
-        try SyncStateDirectory.prepare(directory)
+        try StateDirectory.prepare(directory)
         let folder = try VdirFolder(path: directory)
         let base = Self.baseName(fileName) + "." + Self.stamp(now()) + "." + side.rawValue
         var name = base + ".ics"

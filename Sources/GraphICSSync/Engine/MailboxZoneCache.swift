@@ -26,6 +26,6 @@ public struct MailboxZoneCache: Sendable {
 
     /// Stores `name` (atomically); a failure only means Graph is asked again next time.
     public func store(_ name: String) {
-        try? Data((name + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try? AtomicFile(path, permissions: .likeReplaced).write(Data((name + "\n").utf8))
     }
 }

@@ -37,8 +37,7 @@ public struct SignedInUserCache: Sendable {
         guard !name.contains("\n") else { return }
         let until = (expiry ?? now.addingTimeInterval(Self.lifetime)).timeIntervalSince1970
         let text = name + "\n" + String(Int64(until)) + "\n"
-        try? Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        _ = chmod(path, 0o600)
+        try? AtomicFile(path).write(Data(text.utf8))
     }
 
     /// Forgets the name (Graph refused the token).

@@ -22,7 +22,7 @@ public final class SyncLock {
     /// - Throws: ``SyncStoreError`` with ``SyncStoreError/Code/locked`` naming the holder's process id when
     ///   the wait ends first.
     public convenience init(directory: String, folder: String, timeout: Duration = .seconds(5)) throws {
-        try SyncStateDirectory.prepare(directory)
+        try StateDirectory.prepare(directory)
         try self.init(path: Self.path(directory: directory, folder: folder), folder: folder, timeout: timeout)
     }
 

@@ -27,8 +27,8 @@ public final class SyncState {
 
     /// Opens the state database in the state directory `environment` names, creating the directory (0700).
     public convenience init(environment: [String: String]) throws {
-        let directory = try SyncStateDirectory.path(environment)
-        try SyncStateDirectory.prepare(directory)
+        let directory = try StateDirectory.path(environment)
+        try StateDirectory.prepare(directory)
         try self.init(path: (directory as NSString).appendingPathComponent(Self.fileName))
     }
 

@@ -35,7 +35,7 @@ extension VdirFolder {
         }
         if let failure = prepared.lazy.compactMap(\.failure).first {
             for case .success(let file) in prepared {
-                unlink(file.temporary)
+                file.file.discard()
             }
             throw failure
         }
@@ -45,7 +45,7 @@ extension VdirFolder {
                 try moveIntoPlace(file)
             } catch {
                 for rest in files[(index + 1)...] {
-                    unlink(rest.temporary)
+                    rest.file.discard()
                 }
                 try? syncFolder()
                 throw error

@@ -211,6 +211,15 @@ public struct VdirFolder: Sendable {
         name.hasPrefix(temporaryPrefix) && name.hasSuffix(temporarySuffix)
     }
 
+    /// The item or metadata file `name` as an ``AtomicFile``: its temporaries `.graph-ics-XXXXXX.tmp`, the
+    /// replaced file's permissions, the folder's `fsync` required.
+    func atomicFile(_ name: String) -> AtomicFile {
+        var file = AtomicFile(filePath(name), permissions: .likeReplaced, folderSync: .required)
+        file.temporaryPrefix = Self.temporaryPrefix
+        file.temporarySuffix = Self.temporarySuffix
+        return file
+    }
+
     /// Writes a temporary through `fill`, then fsync, rename over `name`, fsync of the folder. When `fill`
     /// or any step throws, the temporary is removed and `name` is untouched.
     func writeAtomically(_ name: String, fill: (Int32) throws -> Void) throws -> VdirEntry {
@@ -222,7 +231,7 @@ public struct VdirFolder: Sendable {
 
     /// A filled, fsynced temporary waiting to be renamed over its item.
     struct PreparedFile: Sendable {
-        var temporary: String
+        var file: AtomicFile.Prepared
         /// The item's entry as it will be once renamed (the temporary's inode, size and time).
         var entry: VdirEntry
     }
@@ -230,76 +239,31 @@ public struct VdirFolder: Sendable {
     /// Creates a temporary for `name`, fills it through `fill` and fsyncs it; removes it when anything
     /// fails.
     func prepareTemporary(for name: String, fill: (Int32) throws -> Void) throws -> PreparedFile {
-        let (descriptor, temporary) = try createTemporary()
         do {
-            defer { close(descriptor) }
-            try keepMode(of: name, on: descriptor)
-            try fill(descriptor)
-            return PreparedFile(
-                temporary: temporary, entry: VdirEntry(name: name, try finishTemporary(descriptor, for: name)))
-        } catch {
-            unlink(temporary)
-            throw error
+            let replacement = try atomicFile(name).begin()
+            try fill(replacement.descriptor)
+            let prepared = try replacement.prepare()
+            return PreparedFile(file: prepared, entry: VdirEntry(name: name, prepared.status))
+        } catch let error as AtomicFileError {
+            throw SyncStoreError(error)
         }
     }
 
     /// Renames a prepared temporary over its item; removes the temporary when that fails.
     func moveIntoPlace(_ prepared: PreparedFile) throws {
-        guard rename(prepared.temporary, filePath(prepared.entry.name)) == 0 else {
-            let number = errno
-            unlink(prepared.temporary)
-            throw SyncStoreError.posix(
-                .io, "graph-ics cannot replace", path: filePath(prepared.entry.name), errno: number)
+        do {
+            try prepared.file.moveIntoPlace()
+        } catch {
+            throw SyncStoreError(error)
         }
-    }
-
-    /// A new temporary file in the folder (mode 0666 less the umask, like any new file a program creates).
-    private func createTemporary() throws -> (Int32, String) {
-        for _ in 0..<16 {
-            let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-            let temporary = filePath(Self.temporaryPrefix + random + Self.temporarySuffix)
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-            if descriptor >= 0 { return (descriptor, temporary) }
-            guard errno == EEXIST else {
-                throw SyncStoreError.posix(
-                    .io, "graph-ics cannot create a file in the folder", path: path, errno: errno)
-            }
-        }
-        throw SyncStoreError(.io, "graph-ics cannot find a free temporary name in the folder", path: path)
-    }
-
-    /// Gives the temporary the permissions of the file it replaces (a calendar the user made private stays
-    /// private); a new file keeps the umask's.
-    private func keepMode(of name: String, on descriptor: Int32) throws {
-        var existing = stat()
-        guard lstat(filePath(name), &existing) == 0, existing.st_mode & S_IFMT == S_IFREG else { return }
-        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
-            throw SyncStoreError.posix(
-                .io, "graph-ics cannot set the permissions of", path: filePath(name), errno: errno)
-        }
-    }
-
-    /// fsync and fstat of a filled temporary.
-    private func finishTemporary(_ descriptor: Int32, for name: String) throws -> stat {
-        guard fsync(descriptor) == 0 else {
-            throw SyncStoreError.posix(.io, "graph-ics cannot write", path: filePath(name), errno: errno)
-        }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw SyncStoreError.posix(.io, "graph-ics cannot stat", path: filePath(name), errno: errno)
-        }
-        return status
     }
 
     /// fsync of the folder itself, so that a rename or unlink survives a crash.
     func syncFolder() throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw SyncStoreError.posix(.io, "graph-ics cannot open the folder", path: path, errno: errno)
-        }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw SyncStoreError.posix(.io, "graph-ics cannot sync the folder", path: path, errno: errno)
+        do {
+            try AtomicFile.syncFolder(path)
+        } catch {
+            throw SyncStoreError(error)
         }
     }
 

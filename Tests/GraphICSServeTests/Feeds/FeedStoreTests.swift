@@ -170,19 +170,3 @@ import Testing
         #expect(FeedDefinition(name: "a", pastDays: -1).problem()?.key == "pastDays")
     }
 }
-
-@Suite struct AtomicFileTests {
-    @Test func aWriteRemovesTheTemporariesOfWritersThatAreGoneAndKeepsALiveOnes() throws {
-        let folder = try FeedTestDirectory()
-        // A process id no process has: above the kernel's pid_max.
-        let dead = ".feeds.json.tmp-\(Int32.max)-123"
-        let live = ".feeds.json.tmp-\(getpid())-456"
-        let other = ".account-x.json.tmp-\(Int32.max)-789"
-        for name in [dead, live, other] { try Data("half".utf8).write(to: folder.url.appendingPathComponent(name)) }
-        try AtomicFile.write(Data("{}".utf8), to: folder.path("feeds.json"))
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
-        #expect(names == [other, live, "feeds.json"].sorted(), "\(names)")
-        #expect(folder.mode("feeds.json") == 0o600)
-        #expect(try Data(contentsOf: folder.url.appendingPathComponent("feeds.json")) == Data("{}".utf8))
-    }
-}
