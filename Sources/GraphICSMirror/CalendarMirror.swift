@@ -184,7 +184,8 @@ public final class CalendarMirror {
     /// Compares what a round found with the store and writes the differences as a new round of the log
     /// (the sequence number moves only when something changed).
     private func record(_ found: Found, in store: MirrorStore, meta: MirrorStore.Meta, now: Int64) throws {
-        let versions = try store.versions()
+        // A round of changes looks up only the events it names; a whole round compares everything held.
+        let versions = found.whole ? try store.versions() : try store.versions(of: found.events.map(\.id))
         var upserts: [MirrorStore.Row] = []
         var seen = Set<String>()
         var positions: [String: Int64]? = found.whole ? [:] : nil

@@ -123,6 +123,20 @@ final class MirrorStore {
         return versions
     }
 
+    /// The stored versions of `ids` (those held).
+    func versions(of ids: [String]) throws -> [String: String] {
+        var versions: [String: String] = [:]
+        for id in ids {
+            if let version = try database.query(
+                "SELECT version FROM events WHERE id = ?", [.text(id)], row: { $0.string(0) }
+            )
+            .first ?? nil {
+                versions[id] = version
+            }
+        }
+        return versions
+    }
+
     // MARK: Consumers
 
     /// Records that `name` follows `window`, seen at `now`.
@@ -150,6 +164,8 @@ final class MirrorStore {
         var nextPosition =
             try database.query("SELECT COALESCE(MAX(position), -1) + 1 FROM events") { $0.int64(0) }
             .first ?? 0
+        let removed = Set(try database.query("SELECT id FROM removals") { $0.string(0) }.compactMap { $0 })
+        var written = Set<String>()
         for row in upserts {
             let position: Int64
             if let given = positions?[row.event.id] {
@@ -169,10 +185,13 @@ final class MirrorStore {
                     .text(row.event.id), .nullable(row.event.changeKey), .text(row.version), .nullable(row.starts),
                     .nullable(row.ends), .integer(position), .integer(sequence), .blob(row.event.raw),
                 ])
-            try database.run("DELETE FROM removals WHERE id = ?", [.text(row.event.id)])
+            if removed.contains(row.event.id) {
+                try database.run("DELETE FROM removals WHERE id = ?", [.text(row.event.id)])
+            }
+            written.insert(row.event.id)
         }
         if let positions {
-            for (id, position) in positions {
+            for (id, position) in positions where !written.contains(id) {
                 try database.run(
                     "UPDATE events SET position = ? WHERE id = ? AND position != ?",
                     [
@@ -234,10 +253,13 @@ final class MirrorStore {
     {
         var events: [MirrorEvent] = []
         var left: [String] = []
+        // Found through the sequence index and put in listing order here: ordering in SQL would walk the
+        // position index over every row.
         let changed = try database.query(
-            "SELECT \(Self.eventColumns) FROM events WHERE sequence > ? ORDER BY position, id", [.integer(sequence)]
-        ) { Self.event($0) }
-        for case let (event, starts, ends)? in changed {
+            "SELECT \(Self.eventColumns), position FROM events WHERE sequence > ?", [.integer(sequence)]
+        ) { row in Self.event(row).map { ($0, row.int64(5)) } }
+        .compactMap { $0 }.sorted { ($0.1, $0.0.0.id) < ($1.1, $1.0.0.id) }.map(\.0)
+        for (event, starts, ends) in changed {
             if Self.shows(starts, ends, in: window) { events.append(event) } else { left.append(event.id) }
         }
         let removed = try database.query(
