@@ -114,7 +114,12 @@ extension SyncPush {
         } catch {
             whole = true
         }
-        if graph.standing.isOnlineMeeting { change = change?.keepingGraphsBody() }
+        if graph.standing.isOnlineMeeting {
+            if change?.fields.contains("body") == true {
+                return .refused(reason: Self.onlineMeetingBodyRefusal)
+            }
+            change = change?.keepingGraphsBody()
+        }
         // A series' occurrences are applied again whatever its master's change: the mail rule reads that as an
         // update; a change of the event alone is a PATCH of its fields (a reminder mails nobody).
         let appliesOccurrences = isSeries && !event.followUps.isEmpty
@@ -170,6 +175,12 @@ extension SyncPush {
             action, graphID: id, changeKey: changeKey, occurrences: try occurrences(ofSeries: id, isSeries: isSeries))
         return .pushed(.changed)
     }
+
+    /// Why a changed DESCRIPTION of an online meeting is not sent (api/event-update.md, "Notes for updating
+    /// specific properties": a body without the meeting's own blob turns the meeting off for every attendee).
+    static let onlineMeetingBodyRefusal =
+        "the description of an online meeting is not sent: Graph would drop its join details for every "
+        + "attendee; change the description in Outlook, or undo the change here"
 
     // MARK: Delete
 

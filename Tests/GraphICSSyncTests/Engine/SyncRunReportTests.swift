@@ -125,4 +125,25 @@ import Testing
         #expect(fixture.standIn.disabledOnlineMeetings.isEmpty, "the online meeting is still on")
         #expect(fixture.standIn.event(id: "standup")?["isOnlineMeeting"] as? Bool == true)
     }
+
+    @Test func aChangedDescriptionOfAnOnlineMeetingIsRefusedAndNothingIsSent() throws {
+        let fixture = try EngineFixture()
+        try fixture.standIn.addEvent([
+            "id": "standup", "subject": "Team call", "iCalUId": "uid-call", "isOnlineMeeting": true,
+            "onlineMeetingProvider": "teamsForBusiness",
+            "body": ["contentType": "html", "content": "<html><body>Join the call</body></html>"],
+            "start": ["dateTime": "2026-12-08T10:00:00", "timeZone": "UTC"],
+            "end": ["dateTime": "2026-12-08T11:00:00", "timeZone": "UTC"],
+        ])
+        _ = try fixture.run()
+        try fixture.push.edit(
+            "uid-call.ics", replacing: "DESCRIPTION:", with: "DESCRIPTION:Agenda: the release", after: "SUMMARY:")
+        let before = fixture.standIn.operations.filter { $0.method == "PATCH" }.count
+        let report = try fixture.run()
+        #expect(
+            EngineFixture.outcomes(report)["uid-call.ics"] == .refused(reason: SyncPush.onlineMeetingBodyRefusal),
+            "\(report.items)")
+        #expect(fixture.standIn.operations.filter { $0.method == "PATCH" }.count == before, "nothing sent")
+        #expect(fixture.standIn.disabledOnlineMeetings.isEmpty)
+    }
 }
