@@ -5,7 +5,7 @@ extension SyncReport {
     /// The report as one JSON document (`graph-ics sync --json`), keys sorted:
     ///
     /// `dryRun`, `round` (`changes`, `first`, `resync`, `reanchored`, or null), `window` (`start`, `end`,
-    /// ISO 8601 UTC), `items` (each `file`, `uid`, `subject`, `outcome`: `pulled`, `pushed`, `held`,
+    /// ISO 8601 UTC), `items` (each `file`, `uid`, `subject`, `outcome`: `pulled`, `pushed`, `recorded`, `held`,
     /// `conflict`, `failed`, `refused`, and by outcome `change`, `attendees`, `resolution`, `kept`, `reason`,
     /// `requestId`; `outsideWindow` for an event Outlook still has outside the window, reported once), `counts`,
     /// `confirmations` (events gone from the window that Graph was asked about), `unsentLocalChanges` (`--pull-only`), `diagnostics` (their lines), `refusal` (`side`, `deletions`, `items`,
@@ -52,6 +52,8 @@ extension SyncReport.Item {
         case .pushed(let change):
             object["outcome"] = "pushed"
             object["change"] = change.rawValue
+        case .recorded:
+            object["outcome"] = "recorded"
         case .held(let attendees):
             object["outcome"] = "held"
             object["attendees"] = attendees

@@ -26,6 +26,9 @@ public struct SyncReport: Sendable, Equatable {
         case pulled(Change)
         /// The local change sent to Graph (or, in a dry run, that would be).
         case pushed(Change)
+        /// The local change touched nothing Graph holds (line endings, properties Outlook does not keep):
+        /// nothing was sent, and the file's new version is recorded.
+        case recorded
         /// Not sent: Graph would mail `attendees` people about it (`--as-meeting --yes` sends it).
         case held(attendees: Int)
         /// Changed on both sides: how it ended, the kept loser's path, why it is a conflict, and how many
@@ -57,7 +60,7 @@ public struct SyncReport: Sendable, Equatable {
         public var isProblem: Bool {
             switch outcome {
             case .failed, .refused, .conflict(.skip, _, _, _): true
-            case .pulled, .pushed, .held, .conflict, .outsideWindow: false
+            case .pulled, .pushed, .recorded, .held, .conflict, .outsideWindow: false
             }
         }
     }
@@ -106,6 +109,7 @@ extension SyncReport.Outcome {
         switch self {
         case .pulled(let change): (dryRun ? "would pull " : "pulled ") + change.rawValue
         case .pushed(let change): (dryRun ? "would push " : "pushed ") + change.rawValue
+        case .recorded: "recorded (nothing Outlook holds changed)"
         case .held(let attendees): "held (would mail \(attendees) attendee\(attendees == 1 ? "" : "s"))"
         case .conflict: "conflict"
         case .failed(let reason, let requestID): "failed: \(reason)" + (requestID.map { " [request-id \($0)]" } ?? "")
@@ -176,6 +180,7 @@ extension SyncReport {
         for (key, singular, plural) in [
             ("held", "held", "held"), ("conflict", "conflict", "conflicts"), ("failed", "failed", "failed"),
             ("refused", "refused", "refused"), ("outside window", "outside the window", "outside the window"),
+            ("recorded", "recorded with nothing to send", "recorded with nothing to send"),
         ] {
             if let count = counts[key] { parts.append("\(count) \(count == 1 ? singular : plural)") }
         }
@@ -207,6 +212,7 @@ extension SyncReport.Item {
         switch outcome {
         case .pulled(let change): "pulled \(change.rawValue)"
         case .pushed(let change): "pushed \(change.rawValue)"
+        case .recorded: "recorded"
         case .held: "held"
         case .conflict: "conflict"
         case .failed: "failed"

@@ -206,7 +206,10 @@ public struct SyncRun {
     }
 
     private static func succeeded(_ item: PushedItem) -> Bool {
-        if case .pushed = item.outcome { true } else { false }
+        switch item.outcome {
+        case .pushed, .recorded: true
+        case .held, .conflict, .failed, .refused: false
+        }
     }
 
     /// A dry run's report: what the pull and the push would do, and the conflicts.
@@ -294,6 +297,7 @@ extension SyncReport.Item {
         let outcome: SyncReport.Outcome
         switch item.outcome {
         case .pushed(let action): outcome = .pushed(SyncReport.Change(action))
+        case .recorded: outcome = .recorded
         case .held(let attendees): outcome = .held(attendees: attendees)
         case .conflict(let reason): outcome = .conflict(.skip, kept: nil, reason: reason)
         case .failed(let reason, let requestID): outcome = .failed(reason: reason, requestID: requestID)

@@ -27,6 +27,9 @@ public struct PushedItem: Equatable, Sendable {
     public enum Outcome: Equatable, Sendable {
         /// Sent, and recorded.
         case pushed(Action)
+        /// Changed only in what Graph does not hold (line endings, properties Outlook does not keep): nothing
+        /// was sent, and the file's new version is recorded.
+        case recorded
         /// A meeting the user organises with `attendees` attendees: Graph would mail them, so nothing was sent
         /// (`--as-meeting --yes` sends it).
         case held(attendees: Int)
@@ -61,6 +64,7 @@ extension PushedItem.Outcome: CustomStringConvertible {
     public var description: String {
         switch self {
         case .pushed(let action): "pushed \(action.rawValue)"
+        case .recorded: "recorded (nothing Outlook holds changed)"
         case .held(let attendees): "held (would mail \(attendees) attendee\(attendees == 1 ? "" : "s"))"
         case .conflict(let reason): "conflict: \(reason)"
         case .failed(let reason, let requestID):
@@ -73,6 +77,7 @@ extension PushedItem.Outcome: CustomStringConvertible {
     public var name: String {
         switch self {
         case .pushed: "pushed"
+        case .recorded: "recorded"
         case .held: "held"
         case .conflict: "conflict"
         case .failed: "failed"
@@ -101,6 +106,7 @@ extension PushedItem: Encodable {
         var requestID: String?
         switch outcome {
         case .pushed(let done): action = done.rawValue
+        case .recorded: break
         case .held(let count): attendees = count
         case .conflict(let why), .refused(let why): reason = why
         case .failed(let why, let id): (reason, requestID) = (why, id)

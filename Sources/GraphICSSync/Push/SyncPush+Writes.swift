@@ -45,8 +45,9 @@ extension SyncPush {
                 fileName: action.fileName, uid: event.sourceUID, graphID: id, changeKey: nil, size: 0,
                 modificationNanoseconds: 0, sha256: Data())
             let outcome = try update(adopted, overriding: true, owners: &owners)
-            if outcome == .pushed(.changed) { owners[id] = action.fileName }
-            return (outcome == .pushed(.changed) ? .pushed(.new) : outcome, id)
+            let taken = outcome == .pushed(.changed) || outcome == .recorded
+            if taken { owners[id] = action.fileName }
+            return (taken ? .pushed(.new) : outcome, id)
         }
         let graph = try GraphItemState(client.event(id: id), operation: "reading event \(id)")
         let occurrences = try occurrences(ofSeries: id, isSeries: event.payload.recurrence != nil)
@@ -136,7 +137,8 @@ extension SyncPush {
         // Nothing Graph holds changed: nothing is sent, and the file's new hash is recorded below; unless the
         // series' occurrences are applied again, which moves the master's change key: then the file's hash goes
         // first, so that a run killed before recording finds its own change (``holdsFile(_:_:)``).
-        if !landed, whole || change != nil || appliesOccurrences {
+        let sends = !landed && (whole || change != nil || appliesOccurrences)
+        if sends {
             try beforeWriting?(action)
             // Every PATCH carries the file's hash (kill safety: ``holdsFile(_:_:)``) and the import's identity.
             let properties =
@@ -173,7 +175,7 @@ extension SyncPush {
         }
         try record(
             action, graphID: id, changeKey: changeKey, occurrences: try occurrences(ofSeries: id, isSeries: isSeries))
-        return .pushed(.changed)
+        return sends || landed ? .pushed(.changed) : .recorded
     }
 
     /// Why a changed DESCRIPTION of an online meeting is not sent (api/event-update.md, "Notes for updating
