@@ -78,9 +78,14 @@ let package = Package(
         // The commands of graph-ics: option declarations, parsing, help, completions, the manual page. `demo`
         // runs the Graph stand-in in-process; `--version` asks the C libraries for their versions.
         .target(
+            name: "GraphICSDAV",
+            dependencies: ["CSQLite", "ICalBridge", "GraphICS", "GraphICSMirror", "GraphICSSync", "GraphICSServe"]
+        ),
+        .target(
             name: "GraphICSCommands",
             dependencies: [
-                "ICalBridge", "GraphICS", "GraphICSMirror", "GraphICSSync", "GraphICSServe", "GraphStandIn", "CLibical",
+                "ICalBridge", "GraphICS", "GraphICSMirror", "GraphICSSync", "GraphICSServe", "GraphICSDAV", "GraphStandIn",
+                "CLibical",
                 "CCurl",
                 "CSQLite", "CMicroHTTPD",
             ]
@@ -126,6 +131,10 @@ let package = Package(
             dependencies: ["GraphICSServe", "GraphICSMirror", "GraphICS", "GraphStandIn", "TestSupport"]
         ),
         // Parsing, help, completions and the manual page, in-process.
+        .testTarget(
+            name: "GraphICSDAVTests",
+            dependencies: ["GraphICSDAV", "GraphICSServe", "GraphICSMirror", "GraphICS", "GraphStandIn", "TestSupport"]
+        ),
         .testTarget(
             name: "GraphICSCommandsTests",
             dependencies: ["GraphICSCommands", "TestSupport"],

@@ -79,16 +79,19 @@ public struct HTTPServerRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The client's address and port: `127.0.0.1:54321`, `[::1]:54321`; empty when unknown.
     public var remoteAddress: String
+    /// The request's body (at most the configuration's `requestBodyLimit` bytes); empty without one.
+    public var body: Data
 
     public init(
         method: String, path: String, version: String = "HTTP/1.1", headers: [(name: String, value: String)] = [],
-        remoteAddress: String = ""
+        remoteAddress: String = "", body: Data = Data()
     ) {
         self.method = method
         self.path = path
         self.version = version
         self.headers = headers
         self.remoteAddress = remoteAddress
+        self.body = body
     }
 
     /// The value of the first header field named `name` (compared case-insensitively), or nil.

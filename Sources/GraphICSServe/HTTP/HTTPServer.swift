@@ -11,8 +11,8 @@ public final class HTTPServer: Sendable {
 
     /// Starts listening; the handler answers every request from then on.
     ///
-    /// A request with a body is read (and the body dropped) before the handler sees it; the handler
-    /// decides the status. Throws `HTTPServerError` naming the address when the server cannot listen.
+    /// A request's body is read whole (up to `requestBodyLimit`; a longer one is answered 413) before the
+    /// handler sees it; the handler decides the status. Throws `HTTPServerError` naming the address when the server cannot listen.
     public init(
         configuration: HTTPServerConfiguration,
         handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse

@@ -40,6 +40,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionMemoryLimit = 32 * 1024
     /// Threads answering requests, each with its own epoll set.
     public var threads = 2
+    /// Bytes of a request body kept for the handler (1 MiB); a longer body is read and dropped, and the
+    /// request answered 413 without the handler.
+    public var requestBodyLimit = 1 << 20
     /// Receives libmicrohttpd's own messages (a client's malformed request, a failed TLS handshake), one
     /// line each; nil: they are dropped.
     public var errorLog: (@Sendable (String) -> Void)? = nil

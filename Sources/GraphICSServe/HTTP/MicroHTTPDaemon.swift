@@ -26,7 +26,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     ) throws(HTTPServerError) {
         let context = MicroHTTPDContext(
             handler: handler, errorLog: configuration.errorLog,
-            deadlines: RequestDeadlines(seconds: max(configuration.requestTimeout, 0)))
+            deadlines: RequestDeadlines(seconds: max(configuration.requestTimeout, 0)),
+            bodyLimit: max(configuration.requestBodyLimit, 0))
         let resources = try MicroHTTPDResources(configuration: configuration, context: context)
         var errorNumber: Int32 = 0
         let daemon = gics_mhd_start(resources.settings, &errorNumber)
@@ -98,6 +99,8 @@ final class MicroHTTPDContext: Sendable {
     let handler: @Sendable (HTTPServerRequest) -> HTTPServerResponse
     let errorLog: (@Sendable (String) -> Void)?
     let deadlines: RequestDeadlines
+    /// `HTTPServerConfiguration.requestBodyLimit`.
+    let bodyLimit: Int
     /// Requests the handler has seen whose response is not yet completed (`MHD_OPTION_NOTIFY_COMPLETED`).
     let inFlight = Atomic<Int>(0)
     /// Set by `stop()`: responses from then on close their connection.
@@ -107,11 +110,12 @@ final class MicroHTTPDContext: Sendable {
 
     init(
         handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse, errorLog: (@Sendable (String) -> Void)?,
-        deadlines: RequestDeadlines
+        deadlines: RequestDeadlines, bodyLimit: Int
     ) {
         self.handler = handler
         self.errorLog = errorLog
         self.deadlines = deadlines
+        self.bodyLimit = bodyLimit
     }
 
     /// One line libmicrohttpd logged.
@@ -217,13 +221,19 @@ final class MicroHTTPDResources {
 
 // MARK: Callbacks (called on libmicrohttpd's threads; they never throw or trap)
 
-/// Marks a request the handler has been told of (`*con_cls`).
-private var requestSeen: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
+/// One request's state between libmicrohttpd's calls (`*con_cls`): its body so far, retained from the first
+/// call until `microHTTPDCompleted` releases it.
+private final class RequestUpload {
+    var body = Data()
+    /// The body passed the limit: the rest is dropped and the request answered 413.
+    var tooLarge = false
+}
 
-/// `MHD_AccessHandlerCallback`. The first call only marks the request; calls with body bytes drop them;
-/// the call after the whole request was read (upload size 0) answers. libmicrohttpd 0.9.75 closes the
-/// connection after a response queued on the first call (it cannot know the request was read), so even a
-/// request without a body is answered on the second call, which keeps the connection alive.
+/// `MHD_AccessHandlerCallback`. The first call only creates the request's `RequestUpload`; calls with body
+/// bytes append them (up to `requestBodyLimit`); the call after the whole request was read (upload size 0)
+/// answers. libmicrohttpd 0.9.75 closes the connection after a response queued on the first call (it cannot
+/// know the request was read), so even a request without a body is answered on the second call, which keeps
+/// the connection alive.
 private func microHTTPDAccess(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
     method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
@@ -233,23 +243,44 @@ private func microHTTPDAccess(
         return .NO
     }
     let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
-    if requestState.pointee == nil {
+    guard let state = requestState.pointee else {
         context.inFlight.add(1, ordering: .relaxed)
-        requestState.pointee = requestSeen
+        requestState.pointee = Unmanaged.passRetained(RequestUpload()).toOpaque()
         return .YES
     }
+    let upload = Unmanaged<RequestUpload>.fromOpaque(state).takeUnretainedValue()
     if uploadSize.pointee > 0 {
+        if let uploadData, !upload.tooLarge {
+            if upload.body.count + uploadSize.pointee > context.bodyLimit {
+                upload.tooLarge = true
+                upload.body = Data()
+            } else {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                    upload.body.append($0, count: uploadSize.pointee)
+                }
+            }
+        }
         uploadSize.pointee = 0
         return .YES
     }
     requestDeadline(connection)?.deadline.store(.max, ordering: .relaxed)
+    let closing = context.closing.load(ordering: .relaxed)
+    if upload.tooLarge {
+        let limit = context.bodyLimit
+        let response = HTTPServerResponse(
+            status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
+            body: HTTPBody(Data("the request body is longer than \(limit) bytes\n".utf8)))
+        return queue(response, on: connection, closing: true)
+    }
     let request = HTTPServerRequest(
         method: String(cString: method), path: String(cString: url), version: String(cString: version),
-        headers: requestHeaders(connection), remoteAddress: clientAddress(connection))
-    return queue(context.handler(request), on: connection, closing: context.closing.load(ordering: .relaxed))
+        headers: requestHeaders(connection), remoteAddress: clientAddress(connection), body: upload.body)
+    upload.body = Data()
+    return queue(context.handler(request), on: connection, closing: closing)
 }
 
-/// `MHD_RequestCompletedCallback`: the response was sent (or the connection broke).
+/// `MHD_RequestCompletedCallback`: the response was sent (or the connection broke); the request's
+/// `RequestUpload` is released.
 private func microHTTPDCompleted(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode
@@ -258,6 +289,10 @@ private func microHTTPDCompleted(
     let context = Unmanaged<MicroHTTPDContext>.fromOpaque(cls).takeUnretainedValue()
     if let connection {
         requestDeadline(connection)?.deadline.store(context.deadlines.due(), ordering: .relaxed)
+    }
+    if let requestState, let state = requestState.pointee {
+        Unmanaged<RequestUpload>.fromOpaque(state).release()
+        requestState.pointee = nil
     }
     context.inFlight.subtract(1, ordering: .releasing)
 }

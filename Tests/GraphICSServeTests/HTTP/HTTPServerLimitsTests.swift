@@ -136,4 +136,27 @@ import Testing
         #expect(status == 200)
         #expect(elapsed < .seconds(1))
     }
+
+    @Test("A request body reaches the handler whole (chunked too); one past the limit gets 413 without the handler")
+    func requestBodies() throws {
+        let bodies = Locked<[Data]>([])
+        let server = try startServer({ $0.requestBodyLimit = 1000 }) { request in
+            bodies.mutate { $0.append(request.body) }
+            return Self.answer(request)
+        }
+        let connection = try RawHTTPConnection(port: server.port)
+        let text = String(repeating: "<x/>", count: 200)
+        try connection.send("PUT /a HTTP/1.1\r\nHost: localhost\r\nContent-Length: 800\r\n\r\n" + text)
+        #expect(try connection.readResponse().status == 200)
+        try connection.send(
+            "PUT /b HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+        #expect(bodies.value == [Data(text.utf8), Data("abcde".utf8)])
+        let large = try RawHTTPConnection(port: server.port)
+        try large.send("PUT /c HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1001\r\n\r\n" + text + "<x/><x/>!")
+        #expect(try large.readResponse().status == 413)
+        #expect(bodies.value.count == 2)
+        let (status, _) = try Self.goodRequest(port: server.port)
+        #expect(status == 200)
+    }
 }

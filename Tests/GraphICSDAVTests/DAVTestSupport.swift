@@ -1,0 +1,5 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import GraphICSDAV
