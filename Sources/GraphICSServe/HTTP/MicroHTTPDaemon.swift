@@ -264,7 +264,6 @@ private func microHTTPDAccess(
         return .YES
     }
     requestDeadline(connection)?.deadline.store(.max, ordering: .relaxed)
-    let closing = context.closing.load(ordering: .relaxed)
     if upload.tooLarge {
         let limit = context.bodyLimit
         let response = HTTPServerResponse(
@@ -276,7 +275,8 @@ private func microHTTPDAccess(
         method: String(cString: method), path: String(cString: url), version: String(cString: version),
         headers: requestHeaders(connection), remoteAddress: clientAddress(connection), body: upload.body)
     upload.body = Data()
-    return queue(context.handler(request), on: connection, closing: closing)
+    let response = context.handler(request)
+    return queue(response, on: connection, closing: context.closing.load(ordering: .relaxed))
 }
 
 /// `MHD_RequestCompletedCallback`: the response was sent (or the connection broke); the request's

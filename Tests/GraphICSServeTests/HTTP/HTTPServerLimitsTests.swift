@@ -153,7 +153,8 @@ import Testing
         #expect(try connection.readResponse().status == 200)
         #expect(bodies.value == [Data(text.utf8), Data("abcde".utf8)])
         let large = try RawHTTPConnection(port: server.port)
-        try large.send("PUT /c HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1001\r\n\r\n" + text + "<x/><x/>!")
+        try large.send(
+            "PUT /c HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1001\r\n\r\n" + String(repeating: "y", count: 1001))
         #expect(try large.readResponse().status == 413)
         #expect(bodies.value.count == 2)
         let (status, _) = try Self.goodRequest(port: server.port)
