@@ -15,6 +15,18 @@ public struct PullItemSource: Sendable {
     public var changeKey: String?
     /// A series' occurrences and exceptions seen in the round, by id, with their change keys.
     public var occurrenceKeys: [String: String] = [:]
+    public init(
+        graphID: String, isSeries: Bool, events: [Data], changeKey: String? = nil,
+        occurrenceKeys: [String: String] = [:], unread: Bool = false
+    ) {
+        self.graphID = graphID
+        self.isSeries = isSeries
+        self.events = events
+        self.changeKey = changeKey
+        self.occurrenceKeys = occurrenceKeys
+        self.unread = unread
+    }
+
     /// Not in the round: an item whose Graph version a full round kept back, read again by id (single
     /// event or series master).
     var unread = false
