@@ -72,12 +72,17 @@ final class DAVGatewayFixture {
 
     /// `day` days after today at `hour`:`minute` UTC, as Graph's dateTimeTimeZone.
     func when(_ day: Int, _ hour: Int, _ minute: Int = 0) -> [String: Any] {
+        ["dateTime": localTime(day, hour, minute), "timeZone": "UTC"]
+    }
+
+    /// `2026-12-07T09:00:00`: `day` days after today at `hour`:`minute` UTC.
+    func localTime(_ day: Int, _ hour: Int, _ minute: Int = 0) -> String {
         let instant = Date(
             timeIntervalSince1970: TimeInterval(today + Int64(day) * 86_400 + Int64(hour * 3600 + minute * 60)))
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate]
         formatter.timeZone = TimeZone(identifier: "UTC")
-        return ["dateTime": String(formatter.string(from: instant).prefix(19)), "timeZone": "UTC"]
+        return String(formatter.string(from: instant).prefix(19))
     }
 
     /// The UTC form CalDAV writes (`20261207T090000Z`) of `day` days after today at `hour`.
@@ -108,7 +113,7 @@ final class DAVGatewayFixture {
                 "firstDayOfWeek": "sunday",
             ],
             "range": [
-                "type": "numbered", "startDate": String((when(day, 0)["dateTime"] as! String).prefix(10)),
+                "type": "numbered", "startDate": String(localTime(day, 0).prefix(10)),
                 "numberOfOccurrences": 4, "recurrenceTimeZone": "UTC",
             ],
         ]
@@ -121,7 +126,7 @@ final class DAVGatewayFixture {
             let start = day + week * 7
             try standIn.addEvent([
                 "id": "weekly-\(week)", "type": "occurrence", "seriesMasterId": "weekly", "subject": "Weekly",
-                "iCalUId": "uid-weekly", "originalStart": String((when(start, 9)["dateTime"] as! String)) + "Z",
+                "iCalUId": "uid-weekly", "originalStart": localTime(start, 9) + "Z",
                 "start": when(start, 9), "end": when(start, 9, 30),
             ])
         }
