@@ -12,6 +12,7 @@ public enum Program {
             AgendaCommand.self, WeekCommand.self, MonthCommand.self,
             AddCommand.self, EditCommand.self, DeleteCommand.self, RespondCommand.self,
             ExportCommand.self, ImportCommand.self, SyncCommand.self, FeedCommand.self, ServeCommand.self,
+            DavCommand.self,
             ConfigCommand.self,
             CompletionsCommand.self,
             HelpCommand.self,
