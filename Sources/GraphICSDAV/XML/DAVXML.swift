@@ -183,7 +183,20 @@ final class DAVTreeBuilder: NSObject, XMLParserDelegate {
         }
     }
 
-    // A DTD never reaches the parser (the byte scan refuses it); should one slip through, parsing stops here.
+    // A DTD never reaches the parser (the byte scan refuses it); should one slip through, parsing stops at its
+    // element or attribute declaration. FoundationXML on Linux does not report entity declarations (Darwin's does),
+    // and it crashes on NOTATION and NDATA declarations before any delegate runs: the scan is the real guard.
+    func parser(_ parser: XMLParser, foundElementDeclarationWithName elementName: String, model: String) {
+        refuseDeclaration(parser)
+    }
+
+    func parser(
+        _ parser: XMLParser, foundAttributeDeclarationWithName attributeName: String, forElement elementName: String,
+        type: String?, defaultValue: String?
+    ) {
+        refuseDeclaration(parser)
+    }
+
     func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
         refuseDeclaration(parser)
     }
