@@ -111,18 +111,6 @@ import Testing
         #expect(refusal(text)?.code == .declaration)
     }
 
-    @Test("even past the scan, XMLParser as configured does not read an external entity's file")
-    func externalEntityNotLoadedByParser() throws {
-        let text = "<!DOCTYPE x [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]><x>[&xxe;]</x>"
-        let builder = DAVTreeBuilder()
-        let parser = XMLParser(data: Data(text.utf8))
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = builder
-        _ = parser.parse()
-        #expect(builder.root.map { !$0.text.contains("root:") } ?? true)
-    }
-
     private func nested(_ depth: Int) -> String {
         String(repeating: "<a xmlns=\"urn:x\">", count: depth) + String(repeating: "</a>", count: depth)
     }
@@ -163,7 +151,7 @@ import Testing
 
     @Test(
         "bodies that are not XML at all are malformed",
-        arguments: ["", "hello", "<D:prop xmlns:D=\"DAV:\">", "<a></b>", "<a/><b/>"])
+        arguments: ["", "hello", "<D:prop xmlns:D=\"DAV:\">", "<a></b>", "<a/><b/>", "<X:unbound/>"])
     func notXML(_ text: String) {
         #expect(refusal(text)?.code == .malformed)
     }
@@ -224,5 +212,43 @@ import Testing
         #expect(root.all(.dav("href")).map(\.text) == ["1", "2"])
         #expect(root.first(.dav("href"))?.text == "1")
         #expect(root.first(.dav("missing")) == nil)
+    }
+
+    private static func refusalMessage(_ data: Data) -> String? {
+        do {
+            _ = try DAVXML.parse(data)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test("parses on many threads at once give each caller its own tree (the gateway parses per connection)")
+    func concurrentParses() async {
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var mismatches = 0
+                    for index in 0..<300 {
+                        let href = "/dav/u/c/\(worker)-\(index).ics"
+                        let body = Data(
+                            ("<C:calendar-multiget xmlns:D='DAV:' xmlns:C='urn:ietf:params:xml:ns:caldav'>"
+                                + "<D:prop><D:getetag/></D:prop><D:href>\(href)</D:href></C:calendar-multiget>").utf8)
+                        let bad = Data("<a>\n<b></a>".utf8)
+                        if (try? DAVRequestBody.report(body))
+                            != .multiget(properties: .properties([.dav("getetag")]), hrefs: [href])
+                        {
+                            mismatches += 1
+                        }
+                        if Self.refusalMessage(bad) != "the request body is not well-formed XML (line 2)" {
+                            mismatches += 1
+                        }
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
     }
 }
