@@ -294,6 +294,47 @@ import Testing
         }
     }
 
+    @Test("python-caldav's expanded search: the calendar-data expand range is read beside the report")
+    func expandedQuery() throws {
+        let body = """
+            <?xml version='1.0' encoding='utf-8'?>
+            <C:calendar-query xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:D="DAV:">
+              <D:prop>
+                <C:calendar-data><C:expand start="20060103T000000Z" end="20060105T000000Z"/></C:calendar-data>
+              </D:prop>
+              <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT">
+                <C:time-range start="20060103T000000Z" end="20060105T000000Z"/>
+              </C:comp-filter></C:comp-filter></C:filter>
+            </C:calendar-query>
+            """
+        let root = try DAVXML.parse(data(body))
+        guard case .query(let properties, let filter) = try DAVRequestBody.report(root) else {
+            Issue.record("not read as a calendar-query")
+            return
+        }
+        #expect(properties == .properties([.caldav("calendar-data")]))
+        #expect(filter?.components.first?.name == "VEVENT")
+        #expect(
+            try DAVRequestBody.expansion(in: root)
+                == DAVTimeRange(start: try date("20060103T000000Z"), end: try date("20060105T000000Z")))
+        let plain = try DAVXML.parse(data("<C:calendar-query xmlns:C='urn:ietf:params:xml:ns:caldav'/>"))
+        #expect(try DAVRequestBody.expansion(in: plain) == nil)
+    }
+
+    @Test("an expand without both ends is unexpected")
+    func halfExpand() throws {
+        let root = try DAVXML.parse(
+            data(
+                "<C:calendar-multiget xmlns:C='urn:ietf:params:xml:ns:caldav' xmlns:D='DAV:'><D:prop><C:calendar-data>"
+                    + "<C:expand start='20060103T000000Z'/></C:calendar-data></D:prop></C:calendar-multiget>"))
+        do {
+            _ = try DAVRequestBody.expansion(in: root)
+            Issue.record("accepted an expand with no end")
+        } catch {
+            #expect(error.code == .unexpected)
+        }
+    }
+
     // MARK: - REPORT: sync-collection
 
     @Test("Thunderbird's and Evolution's sync-collection (default DAV: namespace, token present)")
