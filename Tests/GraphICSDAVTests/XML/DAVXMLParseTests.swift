@@ -81,6 +81,14 @@ import Testing
         }
     }
 
+    @Test("a UTF-8 byte order mark and a Latin-1 body (declared as such) are read")
+    func byteOrderMarkAndLatin1() throws {
+        let bom = Data([0xEF, 0xBB, 0xBF]) + Data("<D:displayname xmlns:D='DAV:'>Caf\u{E9}</D:displayname>".utf8)
+        #expect(try DAVXML.parse(bom) == DAVElement(.dav("displayname"), text: "Caf\u{E9}"))
+        let latin1 = Data("<?xml version='1.0' encoding='ISO-8859-1'?><x>Caf".utf8) + Data([0xE9]) + Data("</x>".utf8)
+        #expect(try DAVXML.parse(latin1).text == "Caf\u{E9}")
+    }
+
     @Test(
         "should a DTD reach the parser, the tree builder stops at its first declaration",
         arguments: [
