@@ -56,7 +56,8 @@ enum DAVXMLScreen {
         if count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { index = 3 }
         while index < count, isSpace(bytes[index]) { index += 1 }
         if index < count && bytes[index] != UInt8(ascii: "<") {
-            return DAVXMLError(.malformed, "the request body is not well-formed XML (line 1)")
+            let line = 1 + bytes[0..<index].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            return DAVXMLError(.malformed, "the request body is not well-formed XML (line \(line))")
         }
         if let encoding = declaredEncoding(bytes, from: index) {
             let lowered = encoding.lowercased()

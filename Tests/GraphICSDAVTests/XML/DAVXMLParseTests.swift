@@ -157,6 +157,11 @@ import Testing
         #expect(error?.message == "the request body is not well-formed XML (line 5)")
     }
 
+    @Test("text before the first element is malformed at its line")
+    func textBeforeRoot() {
+        #expect(refusal("\n\n  hello <x/>")?.message == "the request body is not well-formed XML (line 3)")
+    }
+
     @Test(
         "bodies that are not XML at all are malformed",
         arguments: ["", "hello", "<D:prop xmlns:D=\"DAV:\">", "<a></b>", "<a/><b/>", "<X:unbound/>"])
