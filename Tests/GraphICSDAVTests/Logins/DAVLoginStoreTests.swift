@@ -38,9 +38,10 @@ import Testing
         let previous = umask(0o022)
         defer { umask(previous) }
         try store.save(logins)
-        #expect(try store.load() == logins)
+        // Before any load, which would make a file open to others private.
         #expect(try mode(store.path) == 0o600)
         #expect(try mode(folder.file("config")) == 0o700)
+        #expect(try store.load() == logins)
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
         #expect(!text.contains("SECRETPHONE"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
