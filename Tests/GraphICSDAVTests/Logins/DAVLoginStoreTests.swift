@@ -26,7 +26,8 @@ import Testing
     }
 
     @Test func theFileIsConfigDavJSON() {
-        #expect(DAVLoginStore.path(configDirectory: "/home/a/.config/graph-ics") == "/home/a/.config/graph-ics/dav.json")
+        #expect(
+            DAVLoginStore.path(configDirectory: "/home/a/.config/graph-ics") == "/home/a/.config/graph-ics/dav.json")
     }
 
     @Test func noFileIsNoLogins() throws {
@@ -62,7 +63,11 @@ import Testing
         #expect(count == 1)
         #expect(try FileManager.default.attributesOfItem(atPath: store.path)[.systemFileNumber] as? Int == before)
         struct Refused: Error {}
-        #expect(throws: Refused.self) { try store.update { logins in logins.removeAll(); throw Refused() } }
+        #expect(throws: Refused.self) {
+            try store.update { logins in
+                logins.removeAll(); throw Refused()
+            }
+        }
         #expect(try store.load().map(\.user) == ["phone"])
     }
 
