@@ -237,9 +237,11 @@ struct ServeCommand: Command {
             options.account = account
             options.user = nil
             options.verbose = false
+            // A sign-in only read-only logins use may hold Calendars.Read alone.
+            let writes = ((try? store.load()) ?? []).contains { $0.account == account && !$0.readOnly }
             do {
                 let session = try Session.open(
-                    options, need: .write, terminal: terminal, environment: openEnvironment,
+                    options, need: writes ? .write : .read, terminal: terminal, environment: openEnvironment,
                     cancellation: cancellation)
                 let mailbox = try SyncCommand.account(session, user: nil)
                 let mailboxZone = zone ?? (try? session.mailboxZone(override: nil, terminal: terminal))
