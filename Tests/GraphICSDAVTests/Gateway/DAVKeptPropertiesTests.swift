@@ -16,6 +16,8 @@ import Testing
         X-MICROSOFT-CDO-BUSYSTATUS:BUSY\r
         X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC\r
         X-MOZ-SNOOZE-TIME:20261207T091000Z\r
+        RELATED-TO;RELTYPE=PARENT:parent-uid\r
+        SUMMARY:kept by Graph\r
         BEGIN:VALARM\r
         ACTION:DISPLAY\r
         TRIGGER:-PT15M\r
@@ -35,13 +37,13 @@ import Testing
 
         """
 
-    @Test("X- properties other than the export's own, and VALARMs after the first, are kept per VEVENT")
+    @Test("X- properties other than the export's own, RELATED-TO, and VALARMs after the first are kept per VEVENT")
     func kept() {
         let kept = DAVKeptProperties(from: Data(Self.put.utf8))
         #expect(
             kept.lines[""] == [
                 "X-MOZ-LASTACK:20261207T085500Z", "X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC",
-                "X-MOZ-SNOOZE-TIME:20261207T091000Z", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "X-MOZ-X:1",
+                "X-MOZ-SNOOZE-TIME:20261207T091000Z", "RELATED-TO;RELTYPE=PARENT:parent-uid", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "X-MOZ-X:1",
                 "END:VALARM",
             ])
         #expect(kept.lines["20261214T090000Z"] == ["X-MOZ-LASTACK:20261214T085500Z"])
