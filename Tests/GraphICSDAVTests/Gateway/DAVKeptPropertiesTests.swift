@@ -43,7 +43,8 @@ import Testing
         #expect(
             kept.lines[""] == [
                 "X-MOZ-LASTACK:20261207T085500Z", "X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC",
-                "X-MOZ-SNOOZE-TIME:20261207T091000Z", "RELATED-TO;RELTYPE=PARENT:parent-uid", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "X-MOZ-X:1",
+                "X-MOZ-SNOOZE-TIME:20261207T091000Z", "RELATED-TO;RELTYPE=PARENT:parent-uid", "BEGIN:VALARM",
+                "ACTION:DISPLAY", "TRIGGER:-PT5M", "X-MOZ-X:1",
                 "END:VALARM",
             ])
         #expect(kept.lines["20261214T090000Z"] == ["X-MOZ-LASTACK:20261214T085500Z"])
