@@ -198,6 +198,13 @@ import Testing
         #expect(patches.count == 1 && patches.first?.method == "PATCH")
         let fields = (patches.first?.jsonBody as? [String: Any]).map { Set($0.keys) } ?? []
         #expect(fields == ["subject"])
+        // A second edit right after: the baseline is the event as the first edit left it.
+        let third = try #require(fixture.request("GET", path).headers.first { $0.name == "ETag" }?.value)
+        let room3 = Self.event(
+            uid: "client-uid-1", start: fixture.stamp(5, 14), summary: "Planning (room 3)",
+            extra: "X-MOZ-LASTACK:20261201T100000Z\r\n")
+        let secondEdit = fixture.request("PUT", path, body: room3, headers: [("If-Match", third)])
+        #expect(secondEdit.status == 204, "\(Self.text(secondEdit))")
 
         // Listed under the client's name, with the client's UID, and deleted from Outlook with DELETE.
         let listing = fixture.request("PROPFIND", fixture.calendarPath, body: "", headers: [("Depth", "1")])
