@@ -37,6 +37,25 @@ import Testing
             ])
         }
 
+        /// A meeting the user organises with one attendee (Graph would mail Bo about a change), an hour from
+        /// `hour`:00 UTC `daysAhead` days from now.
+        func addMeeting(_ subject: String, uid: String, daysAhead: Int = 3, hour: Int = 10) throws {
+            let day = ISO8601DateFormatter.string(
+                from: Date().addingTimeInterval(TimeInterval(daysAhead * 86_400)), timeZone: .gmt,
+                formatOptions: [.withFullDate])
+            try account.standIn.addEvent([
+                "subject": subject, "iCalUId": uid, "isOrganizer": true,
+                "start": ["dateTime": "\(day)T\(hour):00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "\(day)T\(hour + 1):00:00", "timeZone": "UTC"],
+                "attendees": [
+                    [
+                        "type": "required", "status": ["response": "none", "time": "0001-01-01T00:00:00Z"],
+                        "emailAddress": ["name": "Bo", "address": "bo@example.com"],
+                    ]
+                ],
+            ])
+        }
+
         func sync(_ arguments: [String] = []) throws -> ProcessResult {
             try account.run(["sync", folder] + arguments, environment: environment)
         }
@@ -168,6 +187,37 @@ import Testing
         #expect(!subjects.contains("Cancelled show"), "nothing was created: \(subjects)")
     }
 
+    @Test func aDryRunHoldsAChangedOrDeletedMeetingAsTheRunDoes() throws {
+        let fixture = try Fixture()
+        try fixture.addMeeting("Quarterly review", uid: "uid-quarterly", hour: 10)
+        try fixture.addMeeting("Budget round", uid: "uid-budget", hour: 13)
+        #expect(try fixture.sync().status == 0)
+        let review = fixture.folder + "/uid-quarterly.ics"
+        let text = try String(contentsOfFile: review, encoding: .utf8)
+        try text.replacingOccurrences(of: "SUMMARY:Quarterly review", with: "SUMMARY:Quarterly review moved")
+            .write(toFile: review, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: fixture.folder + "/uid-budget.ics")
+        let held = [
+            "held (would mail 1 attendee)  uid-budget.ics  Budget round",
+            "held (would mail 1 attendee)  uid-quarterly.ics  Quarterly review moved",
+        ]
+        let dryRun = try fixture.sync(["--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.out) \(dryRun.err)")
+        let heldLines = { (text: String) in text.components(separatedBy: "\n").filter { $0.hasPrefix("held") }.sorted()
+        }
+        #expect(heldLines(dryRun.out) == held, "\(dryRun.out)")
+        #expect(!dryRun.out.contains("would push"), "\(dryRun.out)")
+        let run = try fixture.sync()
+        #expect(run.status == 0, "\(run.out) \(run.err)")
+        #expect(heldLines(run.out) == held, "\(run.out)")
+        // Held once per local change: the next dry run, as the next run, counts them in the summary only.
+        let again = try fixture.sync(["--dry-run"])
+        #expect(again.status == 0, "\(again.out) \(again.err)")
+        #expect(again.out.hasPrefix("sync: no changes; 2 held as before"), "\(again.out)")
+        let subjects = fixture.account.standIn.events().compactMap { $0["subject"] as? String }
+        #expect(subjects.contains("Quarterly review") && subjects.contains("Budget round"), "nothing sent: \(subjects)")
+    }
+
     @Test func aFileWithHundredsOfUIDsIsRefusedInOneShortLineWithTheirCount() throws {
         let fixture = try Fixture()
         #expect(try fixture.sync().status == 0)
@@ -184,19 +234,7 @@ import Testing
 
     @Test func aFileDeletedByThePullAndAHeldDeletionAreNamedBySubject() throws {
         let fixture = try Fixture()
-        let day = ISO8601DateFormatter.string(
-            from: Date().addingTimeInterval(3 * 86_400), timeZone: .gmt, formatOptions: [.withFullDate])
-        try fixture.account.standIn.addEvent([
-            "subject": "Quarterly review", "iCalUId": "uid-quarterly", "isOrganizer": true,
-            "start": ["dateTime": "\(day)T10:00:00", "timeZone": "UTC"],
-            "end": ["dateTime": "\(day)T11:00:00", "timeZone": "UTC"],
-            "attendees": [
-                [
-                    "type": "required", "status": ["response": "none", "time": "0001-01-01T00:00:00Z"],
-                    "emailAddress": ["name": "Bo", "address": "bo@example.com"],
-                ]
-            ],
-        ])
+        try fixture.addMeeting("Quarterly review", uid: "uid-quarterly")
         #expect(try fixture.sync().status == 0)
         let lunch = try #require(
             fixture.account.standIn.events().first { $0["subject"] as? String == "Lunch" }?["id"] as? String)
