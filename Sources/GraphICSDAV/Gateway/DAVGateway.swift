@@ -25,6 +25,8 @@ public final class DAVGateway: Sendable {
     let refreshWait: Duration
     /// Calendars with a refresh under way (by store path): at most one per calendar.
     private let refreshing = Mutex<[String: DispatchSemaphore]>([:])
+    /// When each failure was last logged (by calendar and message): the same failure once an hour.
+    private let logged = Mutex<[String: Date]>([:])
 
     public init(
         authenticator: DAVAuthenticator, accounts: DAVAccounts, basePath: String = "", refreshInterval: Int = 300,
@@ -185,13 +187,26 @@ public final class DAVGateway: Sendable {
             do {
                 try calendar.refresh()
             } catch {
-                log("graph-ics serve: refreshing \(calendar.login.user)/\(calendar.info.name) failed: \(error)")
+                logOnceAnHour("graph-ics serve: refreshing \(calendar.login.user)/\(calendar.info.name) failed: \(error)")
             }
             refreshing.withLock { $0[calendar.storePath] = nil }
             for _ in 0..<64 { semaphore.signal() }
         }
         thread.start()
         return semaphore
+    }
+
+    /// Logs `line` unless the same line was logged in the last hour (a sign-in that expired fails every
+    /// round until someone signs in again).
+    func logOnceAnHour(_ line: String, now: Date = Date()) {
+        // Graph's request id differs at every try: the same failure is the line without it.
+        let key = line.replacing(/\ ?\[request-id [^\]]*\]/, with: "")
+        let due = logged.withLock { times -> Bool in
+            if let last = times[key], now.timeIntervalSince(last) < 3600 { return false }
+            times[key] = now
+            return true
+        }
+        if due { log(line) }
     }
 
     /// Refreshes every calendar of every login whose last round is older than `--refresh` (serve's

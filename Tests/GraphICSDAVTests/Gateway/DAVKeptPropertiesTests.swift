@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GraphICSDAV
@@ -128,5 +129,25 @@ import Testing
                 + "END:VEVENT\r\n").utf8)
         #expect(DAVCalendar.answer(of: "ada@contoso.example", in: body) == .decline)
         #expect(DAVCalendar.answer(of: "bob@contoso.example", in: body) == nil)
+    }
+}
+
+/// The gateway's log of failures that repeat.
+@Suite struct DAVGatewayLogTests {
+    @Test("The same failure (whatever Graph's request id) is logged once an hour; another at once")
+    func onceAnHour() throws {
+        let lines = Locked<[String]>([])
+        let gateway = DAVGateway(
+            authenticator: DAVAuthenticator(store: DAVLoginStore(path: "/nonexistent/dav.json")),
+            accounts: DAVAccounts(stateDirectory: "/nonexistent", log: { _ in }) { _ in
+                DAVAccounts.Session(client: nil, mailbox: nil, problem: "none")
+            }, log: { line in lines.mutate { $0.append(line) } })
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        gateway.logOnceAnHour("failed: HTTP 401 [request-id a]", now: start)
+        gateway.logOnceAnHour("failed: HTTP 401 [request-id b]", now: start.addingTimeInterval(600))
+        gateway.logOnceAnHour("failed: HTTP 503", now: start.addingTimeInterval(700))
+        gateway.logOnceAnHour("failed: HTTP 401 [request-id c]", now: start.addingTimeInterval(3601))
+        #expect(
+            lines.value == ["failed: HTTP 401 [request-id a]", "failed: HTTP 503", "failed: HTTP 401 [request-id c]"])
     }
 }
