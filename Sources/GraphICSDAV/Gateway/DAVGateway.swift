@@ -187,7 +187,8 @@ public final class DAVGateway: Sendable {
             do {
                 try calendar.refresh()
             } catch {
-                logOnceAnHour("graph-ics serve: refreshing \(calendar.login.user)/\(calendar.info.name) failed: \(error)")
+                let name = "\(calendar.login.user)/\(calendar.info.name)"
+                logOnceAnHour("graph-ics serve: refreshing \(name) failed: \(error)")
             }
             refreshing.withLock { $0[calendar.storePath] = nil }
             for _ in 0..<64 { semaphore.signal() }
