@@ -174,6 +174,7 @@ struct ServeCommand: Command {
                     (response, user) = dav.respondNamingLogin(to: request)
                 } else {
                     response = service.respond(to: request)
+                    if request.path == "/healthz" { response = dav.addingHealth(to: response) }
                 }
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
                 terminal.err(

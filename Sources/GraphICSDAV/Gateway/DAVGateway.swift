@@ -225,6 +225,41 @@ public final class DAVGateway: Sendable {
         }
     }
 
+    // MARK: Health
+
+    /// `/healthz` with the gateway's calendars added under `caldav`: per calendar served, in no particular
+    /// order and without names, its last successful round and its last error (as ``FeedRouter/healthSummary(_:)``
+    /// shows one), and for a sign-in that cannot be used, `signIn: "refused"`. The status becomes `degraded`
+    /// when one of them failed. `response` is the feeds' answer.
+    public func addingHealth(to response: HTTPServerResponse) -> HTTPServerResponse {
+        guard response.status == 200,
+            var document = (try? JSONSerialization.jsonObject(with: response.body.data)) as? [String: Any]
+        else { return response }
+        let formatter = ISO8601DateFormatter()
+        var entries: [[String: Any]] = []
+        var healthy = true
+        for calendar in accounts.allCalendars() {
+            let failure = calendar.lastFailure
+            let refreshed = calendar.snapshot.refreshed
+            var entry: [String: Any] = [
+                "lastSuccess": refreshed.map { formatter.string(from: $0) as Any } ?? NSNull(),
+                "lastError": failure.map { FeedRouter.healthSummary($0.message) as Any } ?? NSNull(),
+                "lastErrorAt": failure.map { formatter.string(from: $0.at) as Any } ?? NSNull(),
+            ]
+            if calendar.client == nil { entry["signIn"] = "refused" }
+            if failure != nil || calendar.client == nil { healthy = false }
+            entries.append(entry)
+        }
+        guard !entries.isEmpty else { return response }
+        document["caldav"] = entries
+        if !healthy { document["status"] = "degraded" }
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return response }
+        return HTTPServerResponse(status: 200, headers: response.headers, body: HTTPBody(data + Data("\n".utf8)))
+    }
+
     // MARK: Hrefs
 
     func rootHref() -> String { basePath + "/dav/" }

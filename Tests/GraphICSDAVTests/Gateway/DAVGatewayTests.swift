@@ -1,6 +1,7 @@
 import Foundation
 import GraphICS
 import GraphICSServe
+import GraphStandIn
 import Testing
 
 @testable import GraphICSDAV
@@ -264,6 +265,36 @@ import Testing
             headers: [("Depth", "0")])
         #expect(hostile.status == 400)
         #expect(!Self.text(hostile).contains("root:"))
+    }
+
+    @Test("Graph failing: reads answer from what was served, writes get 503 with Retry-After, /healthz is degraded")
+    func graphDown() throws {
+        let fixture = try DAVGatewayFixture()
+        try fixture.addSingle("Dentist", day: 3, id: "dentist")
+        let healthz = HTTPServerResponse(
+            status: 200, headers: [("Content-Type", "application/json")],
+            body: HTTPBody(Data(#"{"feeds":[],"status":"ok"}"#.utf8)))
+        let listing = fixture.request("PROPFIND", fixture.calendarPath, headers: [("Depth", "1")])
+        #expect(try Self.responses(listing).count == 2)
+        let healthy = try JSONSerialization.jsonObject(with: fixture.gateway.addingHealth(to: healthz).body.data)
+        #expect((healthy as? [String: Any])?["status"] as? String == "ok")
+        #expect(((healthy as? [String: Any])?["caldav"] as? [Any])?.count == 1)
+
+        let unavailable = LoopbackHTTPServer.Response(
+            status: 503, headers: [("Content-Type", "application/json"), ("Retry-After", "0")],
+            body: Data(#"{"error":{"code":"ServiceUnavailable","message":"down"}}"#.utf8))
+        fixture.standIn.injectFault(.respond(unavailable), forPathContaining: "/", times: 1000)
+        let stale = fixture.request("PROPFIND", fixture.calendarPath, headers: [("Depth", "1")])
+        #expect(stale.status == 207)
+        #expect(try Self.responses(stale).count == 2)
+        let put = fixture.request(
+            "PUT", fixture.calendarPath + "new.ics",
+            body: Self.event(uid: "new", start: fixture.stamp(4, 9), summary: "New"))
+        #expect(put.status == 503)
+        #expect(put.headers.contains { $0.name == "Retry-After" })
+        let degraded = try JSONSerialization.jsonObject(with: fixture.gateway.addingHealth(to: healthz).body.data)
+        #expect((degraded as? [String: Any])?["status"] as? String == "degraded")
+        fixture.standIn.clearFaults()
     }
 
     static func text(_ response: HTTPServerResponse) -> String { DAVGatewayFixture.text(response) }
