@@ -109,7 +109,7 @@ extension DAVCalendar {
                 let sent = try update(existing, to: event, body: body, kept: kept, mailbox: mailbox, working)
                 return .updated(sent: sent)
             }
-            try create(name: name, event: event, kept: kept, working)
+            try create(name: name, event: event, body: body, kept: kept, working)
             return .created
         }
     }
@@ -144,7 +144,9 @@ extension DAVCalendar {
 
     // MARK: Create and update
 
-    private func create(name: String, event: PlannedEvent, kept: DAVKeptProperties, _ working: Working) throws {
+    private func create(
+        name: String, event: PlannedEvent, body: Data, kept: DAVKeptProperties, _ working: Working
+    ) throws {
         guard let client else { throw DAVGatewayError.noSession }
         if EventImporter.isCancellation(event) {
             throw DAVWriteRefusal.invalid("the event is cancelled (STATUS:CANCELLED): nothing to create")
@@ -164,9 +166,11 @@ extension DAVCalendar {
                 status: 502, condition: .caldav("valid-calendar-object-resource"),
                 message: report.results.first?.error ?? "Outlook did not create the event")
         }
+        let served = Self.withoutMethod(body)
         let placeholder = DAVItem(
-            name: name, uid: event.sourceUID, graphID: id, isSeries: event.payload.recurrence != nil, body: Data(),
-            etag: "", spans: [], sequence: 0, eventIDs: [], master: nil, kept: kept, outside: false)
+            name: name, uid: event.sourceUID, graphID: id, isSeries: event.payload.recurrence != nil, body: served,
+            graphBody: Data(), servesClient: true, etag: DAVItem.etag(of: served), spans: [], sequence: 0,
+            eventIDs: [], master: nil, kept: kept, outside: false)
         try settle(placeholder, working)
     }
 
@@ -241,12 +245,15 @@ extension DAVCalendar {
             }
             sent = true
         }
+        // The client's text is served from now on (until Outlook changes the event).
         var item = existing
         item.kept = kept
+        item.body = Self.withoutMethod(body)
+        item.servesClient = true
         if sent {
             try settle(item, working)
-        } else {
-            try rerenderFromStore(item, working)
+        } else if item.body != existing.body {
+            try record(written: item, working)
         }
         return sent
     }
@@ -299,7 +306,7 @@ extension DAVCalendar {
     /// Renders `item` again from Graph as it is now (after a write), records it and publishes.
     func rerender(_ item: DAVItem, _ working: Working) throws {
         guard let client else { throw DAVGatewayError.noSession }
-        let window = Self.window(login, now: Date())
+        var window = Self.window(login, now: Date())
         let json = try client.event(id: item.graphID)
         let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any]
         let isSeries = object?["type"] as? String == "seriesMaster"
@@ -307,34 +314,24 @@ extension DAVCalendar {
         var master: Data?
         if isSeries {
             master = json
-            var occurrences: [Data] = []
-            try client.instances(seriesMasterID: item.graphID, start: window.startDate, end: window.endDate) { page in
-                for entry in GraphPage.entries(in: page, fields: ["id", "changeKey"]) ?? [] {
-                    guard let id = entry.fields["id"] else { continue }
-                    occurrences.append(entry.raw)
-                    source.occurrenceKeys[id] = entry.fields["changeKey"] ?? ""
+            source.events = []
+            func read(_ range: SyncWindow) throws {
+                try client.instances(seriesMasterID: item.graphID, start: range.startDate, end: range.endDate) { page in
+                    for entry in GraphPage.entries(in: page, fields: ["id", "changeKey"]) ?? [] {
+                        guard let id = entry.fields["id"] else { continue }
+                        source.events.append(entry.raw)
+                        source.occurrenceKeys[id] = entry.fields["changeKey"] ?? ""
+                    }
                 }
             }
-            source.events = occurrences
+            try read(window)
+            // A series wholly outside the window: its occurrences from its first on, two years at most.
+            if source.events.isEmpty, let first = DAVSpan.of(json) {
+                window = SyncWindow(start: first.start - 86_400, end: first.start + 2 * 366 * 86_400)
+                try read(window)
+            }
         }
         try record(item, source: source, master: master, window: window, working)
-    }
-
-    /// Renders `item` again from the mirror's stored events (no Graph request when the mirror holds them).
-    func rerenderFromStore(_ item: DAVItem, _ working: Working) throws {
-        var events: [Data] = []
-        var keys: [String: String] = [:]
-        for id in item.eventIDs {
-            guard let stored = try working.mirror.storedEvent(id: id) else {
-                return try rerender(item, working)
-            }
-            events.append(stored.raw)
-            keys[id] = stored.changeKey ?? ""
-        }
-        guard !events.isEmpty || item.isSeries else { return try rerender(item, working) }
-        var source = PullItemSource(graphID: item.graphID, isSeries: item.isSeries, events: events)
-        source.occurrenceKeys = item.isSeries ? keys : [:]
-        try record(item, source: source, master: item.master, window: Self.window(login, now: Date()), working)
     }
 
     private func record(
@@ -350,13 +347,25 @@ extension DAVCalendar {
                 message: "Outlook holds the event, but it cannot be served: \(reason)")
         }
         rendered.outside = !rendered.spans.contains { window.overlaps(start: $0.start, end: $0.end) }
+        // Rendered after a write: the client's text is served.
+        rendered.body = item.body
+        rendered.servesClient = true
+        rendered.etag = DAVItem.etag(of: item.body)
+        try record(written: rendered, previous: item, working)
+    }
+
+    /// Records an item a write changed (a new sequence when its body changed) and publishes.
+    private func record(written item: DAVItem, previous: DAVItem? = nil, _ working: Working) throws {
+        var rendered = item
+        rendered.etag = DAVItem.etag(of: item.body)
+        let before = previous.flatMap { snapshot.item(named: $0.name) } ?? snapshot.item(named: item.name)
         let store = working.store
         var meta = try store.meta()
-        if rendered.body != item.body {
+        if rendered.body != before?.body {
             meta.sequence += 1
             rendered.sequence = meta.sequence
         } else {
-            rendered.sequence = item.sequence
+            rendered.sequence = before?.sequence ?? meta.sequence
         }
         try store.database.transaction {
             try store.write(rendered)

@@ -217,6 +217,7 @@ final class DAVCalendar: Sendable {
             for id in item.eventIDs { byEventID[id] = item.graphID }
         }
         var rendered = Set<String>()
+        let pendingByID = Dictionary(pending.map { ($0.graphID, $0) }, uniquingKeysWith: { _, last in last })
         var sources: [String: PullItemSource] = [:]
         var order: [String] = []
         var gone = Set<String>()
@@ -311,6 +312,12 @@ final class DAVCalendar: Sendable {
                 var item = try render(
                     source, master: master, existing: existing, window: window, diagnostics: &diagnostics)
             else { continue }
+            if let written = pendingByID[key] {
+                // What a write just sent: its client's text is served, Outlook's version is its baseline.
+                item.body = written.body
+                item.servesClient = true
+                item.etag = DAVItem.etag(of: written.body)
+            }
             if existing == nil {
                 if taken.contains(item.name) {
                     log(
@@ -321,9 +328,12 @@ final class DAVCalendar: Sendable {
                 taken.insert(item.name)
             }
             rendered.insert(key)
-            if existing?.body == item.body, let existing {
-                item.sequence = existing.sequence
-                if existing == item { continue }
+            // The sequence moves when the served body changes from what was published (a pending item
+            // is not published yet).
+            let published = pendingByID[key] == nil ? existing : current.item(named: item.name)
+            if published?.body == item.body, let published {
+                item.sequence = published.sequence
+                if published == item { continue }
             } else {
                 sequence += 1
                 item.sequence = sequence
@@ -366,12 +376,17 @@ final class DAVCalendar: Sendable {
             encoded.uids.count == 1, encoded.masterCount <= 1
         else { return nil }
         let kept = existing?.kept ?? DAVKeptProperties()
-        let body = kept.applied(to: Self.withoutMethod(encoded.contents))
+        let graphBody = Self.withoutMethod(encoded.contents)
+        var body = kept.applied(to: graphBody)
+        // A client's text stays served while Outlook's version is the one its PUT made.
+        let servesClient = existing.map { $0.servesClient && $0.graphBody == graphBody } ?? false
+        if servesClient, let existing { body = existing.body }
         var spans = source.events.compactMap(DAVSpan.of)
         if spans.isEmpty, let master, let span = DAVSpan.of(master) { spans = [span] }
         return DAVItem(
             name: existing?.name ?? Self.name(forUID: encoded.uid), uid: encoded.uid, graphID: source.graphID,
-            isSeries: source.isSeries, body: body, etag: DAVItem.etag(of: body), spans: spans, sequence: 0,
+            isSeries: source.isSeries, body: body, graphBody: graphBody, servesClient: servesClient,
+            etag: DAVItem.etag(of: body), spans: spans, sequence: 0,
             eventIDs: source.isSeries ? source.occurrenceKeys.keys.sorted() : [source.graphID], master: master,
             kept: kept, outside: outside)
     }

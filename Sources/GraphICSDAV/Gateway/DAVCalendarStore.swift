@@ -31,7 +31,8 @@ final class DAVCalendarStore {
             CREATE TABLE IF NOT EXISTS items(
                 name TEXT PRIMARY KEY, uid TEXT NOT NULL, graph_id TEXT NOT NULL, is_series INTEGER NOT NULL,
                 body BLOB NOT NULL, etag TEXT NOT NULL, spans TEXT NOT NULL, sequence INTEGER NOT NULL,
-                event_ids TEXT NOT NULL, master BLOB, kept TEXT NOT NULL, outside INTEGER NOT NULL);
+                event_ids TEXT NOT NULL, master BLOB, kept TEXT NOT NULL, outside INTEGER NOT NULL,
+                graph_body BLOB NOT NULL, serves_client INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS removed(name TEXT PRIMARY KEY, sequence INTEGER NOT NULL, at INTEGER NOT NULL);
             """)
     }
@@ -88,12 +89,13 @@ final class DAVCalendarStore {
     func items() throws -> [DAVItem] {
         let decoder = JSONDecoder()
         return try database.query(
-            "SELECT name, uid, graph_id, is_series, body, etag, spans, sequence, event_ids, master, kept, outside"
-                + " FROM items"
+            "SELECT name, uid, graph_id, is_series, body, etag, spans, sequence, event_ids, master, kept, outside,"
+                + " graph_body, serves_client FROM items"
         ) { row in
             DAVItem(
                 name: row.string(0) ?? "", uid: row.string(1) ?? "", graphID: row.string(2) ?? "",
-                isSeries: row.int64(3) != 0, body: row.data(4) ?? Data(), etag: row.string(5) ?? "",
+                isSeries: row.int64(3) != 0, body: row.data(4) ?? Data(), graphBody: row.data(12) ?? Data(),
+                servesClient: row.int64(13) != 0, etag: row.string(5) ?? "",
                 spans: (try? decoder.decode([DAVSpan].self, from: Data((row.string(6) ?? "[]").utf8))) ?? [],
                 sequence: row.int64(7),
                 eventIDs: (try? decoder.decode([String].self, from: Data((row.string(8) ?? "[]").utf8))) ?? [],
@@ -115,12 +117,12 @@ final class DAVCalendarStore {
         }
         try database.run(
             "INSERT OR REPLACE INTO items(name, uid, graph_id, is_series, body, etag, spans, sequence, event_ids,"
-                + " master, kept, outside) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                + " master, kept, outside, graph_body, serves_client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 .text(item.name), .text(item.uid), .text(item.graphID), .integer(item.isSeries ? 1 : 0),
                 .blob(item.body), .text(item.etag), .text(json(item.spans)), .integer(item.sequence),
                 .text(json(item.eventIDs)), .nullable(item.master), .text(json(item.kept)),
-                .integer(item.outside ? 1 : 0),
+                .integer(item.outside ? 1 : 0), .blob(item.graphBody), .integer(item.servesClient ? 1 : 0),
             ])
         try database.run("DELETE FROM removed WHERE name = ?", [.text(item.name)])
     }

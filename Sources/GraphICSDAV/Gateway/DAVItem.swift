@@ -13,8 +13,15 @@ struct DAVItem: Sendable, Equatable {
     /// The Graph id of the event, or of the series' master.
     var graphID: String
     var isSeries: Bool
-    /// The served bytes, kept properties included.
+    /// The served bytes: the text a client PUT, while Outlook's version is the one that PUT made
+    /// (`servesClient`); else Outlook's version (`graphBody`) with the kept properties.
     var body: Data
+    /// The item as sync's pull renders Outlook's version of it (no METHOD, no kept properties).
+    var graphBody: Data
+    /// `body` is a client's PUT, served while `graphBody` stays as that PUT left it: a client reads back
+    /// what it wrote (its alarms, its X- properties, its way of writing times), and Outlook's version once
+    /// someone changes the event in Outlook.
+    var servesClient: Bool
     /// `"<16 hex of the body's SHA-256>"`.
     var etag: String
     /// The instants of each occurrence (a single event: one), for time-range queries.

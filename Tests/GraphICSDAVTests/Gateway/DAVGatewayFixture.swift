@@ -50,6 +50,13 @@ final class DAVGatewayFixture {
         standIn.stop()
     }
 
+    /// Graph's answer when it dropped a delta round's state.
+    static var gone: LoopbackHTTPServer.Response {
+        LoopbackHTTPServer.Response(
+            status: 410, headers: [("Content-Type", "application/json")],
+            body: Data(#"{"error":{"code":"syncStateNotFound","message":"The sync state could not be found."}}"#.utf8))
+    }
+
     static let authorization = "Basic " + Data("ada:secret".utf8).base64EncodedString()
 
     /// One request through the gateway, as `ada`.
