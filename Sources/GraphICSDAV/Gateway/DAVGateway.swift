@@ -146,9 +146,12 @@ public final class DAVGateway: Sendable {
 
     // MARK: Calendars
 
-    /// The login's calendars.
+    /// The login's calendars, listed from Graph again at most once an hour (or every `--refresh` when
+    /// that is longer): a calendar added in Outlook appears within the hour, and a client's read inside the
+    /// refresh interval asks Graph nothing.
     func calendars(of login: DAVLogin) -> [DAVCalendar] {
-        accounts.calendars(of: login, interval: TimeInterval(refreshInterval))
+        let interval = refreshInterval == 0 ? 0 : max(TimeInterval(refreshInterval), 3600)
+        return accounts.calendars(of: login, interval: interval)
     }
 
     func calendar(_ key: String, of login: DAVLogin) -> DAVCalendar? {
