@@ -216,6 +216,7 @@ struct LogoutCommand: Command {
             terminal.note("signed out: removed \(removed) saved sign-in\(removed == 1 ? "" : "s")")
         }
         forgetDefault(all: all, gone: gone, in: configuration.configDirectory, terminal)
+        DavCommand.warnOfLogins(of: gone, all: all && removed > 0, in: configuration.configDirectory, terminal)
         return .ok
     }
 

@@ -12,6 +12,7 @@ public enum Program {
             AgendaCommand.self, WeekCommand.self, MonthCommand.self,
             AddCommand.self, EditCommand.self, DeleteCommand.self, RespondCommand.self,
             ExportCommand.self, ImportCommand.self, SyncCommand.self, FeedCommand.self, ServeCommand.self,
+            DavCommand.self,
             ConfigCommand.self,
             CompletionsCommand.self,
             HelpCommand.self,
@@ -66,6 +67,7 @@ public enum Program {
                           account-*.json    the saved sign-ins (tokens; never printed)
                           config            the defaults ('graph-ics config')
                           feeds.json        the feeds of 'graph-ics feed', with the secrets of their URLs
+                          dav.json          the CalDAV logins of 'graph-ics dav' (password hashes, never passwords)
 
                         In the state folder ($GRAPH_ICS_STATE_DIR), 0700:
                           state.sqlite3     what sync recorded of each folder and calendar

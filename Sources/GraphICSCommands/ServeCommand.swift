@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GraphICS
+import GraphICSDAV
 import GraphICSServe
 import GraphICSSync
 import ICalBridge
@@ -123,14 +124,29 @@ struct ServeCommand: Command {
 
     func run(_ terminal: Terminal) throws -> ExitStatus {
         let environment = ProcessInfo.processInfo.environment
-        let store = FeedStore(directory: try ConfigDirectory.url(environment))
+        let configDirectory = try ConfigDirectory.url(environment)
+        let store = FeedStore(directory: configDirectory)
         let configuration = try Self.load(store)
+        let davStore = DAVLoginStore(path: DAVLoginStore.path(configDirectory: configDirectory.path))
+        let logins: [DAVLogin]
+        do {
+            logins = try davStore.load()
+        } catch {
+            throw CommandFailure(.ioError, "\(error)")
+        }
         let stateDirectory = try Self.stateDirectory(environment)
         var server = HTTPServerConfiguration()
         server.address = listen.host
         server.port = listen.port
         server.tls = try tls.map { try Self.credentials($0.cert, $0.key) }
         server.errorLog = { terminal.err("graph-ics serve: libmicrohttpd: \($0)") }
+        if server.tls == nil && !listen.isLoopback && !logins.isEmpty {
+            throw CommandFailure(
+                .usage,
+                "CalDAV logins exist ('graph-ics dav list'), and serve does not send their passwords in clear text "
+                    + "over \(listen.host): give --tls-cert and --tls-key, or listen on 127.0.0.1 behind a reverse "
+                    + "proxy that serves HTTPS (nginx, Caddy)")
+        }
         if server.tls == nil && !listen.isLoopback {
             terminal.warning(
                 "serving on \(listen.host) without TLS: each feed's secret and its events travel in clear text, "
@@ -146,19 +162,29 @@ struct ServeCommand: Command {
             refreshInterval: refresh, stateDirectory: stateDirectory, resolve: mailboxes.resolve,
             log: { terminal.err($0) }, verbose: connection.verbose, cancellation: cancellation)
         service.load(configuration)
+        let dav = davGateway(
+            davStore, stateDirectory: stateDirectory, cancellation: cancellation, environment: environment, terminal)
         let http: HTTPServer
         do {
             http = try HTTPServer(configuration: server) { request in
                 let started = DispatchTime.now()
-                let response = service.respond(to: request)
+                var response: HTTPServerResponse
+                var user: String?
+                if DAVGateway.handles(request.path) {
+                    (response, user) = dav.respondNamingLogin(to: request)
+                } else {
+                    response = service.respond(to: request)
+                }
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
-                terminal.err(AccessLog.line(request, response, milliseconds: elapsed))
+                terminal.err(
+                    AccessLog.line(request, response, milliseconds: elapsed) + (user.map { " login \($0)" } ?? ""))
                 return response
             }
         } catch {
             service.stop()
-            throw CommandFailure(.unavailable, error.description)
+            throw CommandFailure(.unavailable, "\(error)")
         }
+        let davRefresh = DAVRefreshLoop(gateway: dav, interval: refresh)
         let scheme = server.tls == nil ? "http" : "https"
         let url = listen.url(scheme: scheme, port: http.port)
         // 0.0.0.0 is no address anyone can open: feed list shows the machine's name instead.
@@ -174,8 +200,14 @@ struct ServeCommand: Command {
                 "listening on every address: 'graph-ics feed list' shows URLs with this machine's name, \(reachable); "
                     + "give --base-url when subscribers reach it by another name or through a proxy")
         }
-        if configuration.feeds.isEmpty { terminal.note("no feeds yet; add one with 'graph-ics feed add NAME'") }
+        if !logins.isEmpty {
+            terminal.err("graph-ics serve: CalDAV at \(reachable)/dav/ (\(logins.count) logins)")
+        }
+        if configuration.feeds.isEmpty && logins.isEmpty {
+            terminal.note("no feeds yet; add one with 'graph-ics feed add NAME'")
+        }
         waitForStop(watcher)
+        davRefresh.stop()
         // Each of these waits for its threads: the watcher's, libmicrohttpd's (the responses under way
         // finish) with the request deadlines' watchdog, and the refresh threads, whose Graph requests and
         // retry waits are cancelled.
@@ -184,6 +216,42 @@ struct ServeCommand: Command {
         service.stop()
         terminal.err("graph-ics serve: stopped")
         return .ok
+    }
+
+    /// The CalDAV gateway: one session per saved sign-in its logins name, opened on first use from the token
+    /// store alone (`GRAPH_ICS_ACCESS_TOKEN` is ignored for CalDAV, which needs a sign-in that can be
+    /// refreshed: said once).
+    private func davGateway(
+        _ store: DAVLoginStore, stateDirectory: URL, cancellation: RequestCancellation,
+        environment: [String: String], _ terminal: Terminal
+    ) -> DAVGateway {
+        var sessionEnvironment = environment
+        if sessionEnvironment.removeValue(forKey: "GRAPH_ICS_ACCESS_TOKEN") != nil {
+            terminal.note("GRAPH_ICS_ACCESS_TOKEN is not used for CalDAV logins: they use their saved sign-ins")
+        }
+        let connection = connection
+        let zone = zone
+        let openEnvironment = sessionEnvironment
+        let accounts = DAVAccounts(stateDirectory: stateDirectory.path, log: { terminal.err($0) }) { account in
+            var options = connection
+            options.account = account
+            options.user = nil
+            options.verbose = false
+            do {
+                let session = try Session.open(
+                    options, need: .write, terminal: terminal, environment: openEnvironment,
+                    cancellation: cancellation)
+                let mailbox = try SyncCommand.account(session, user: nil)
+                let mailboxZone = zone ?? (try? session.mailboxZone(override: nil, terminal: terminal))
+                return DAVAccounts.Session(client: session.client, mailbox: mailbox, zone: mailboxZone)
+            } catch {
+                return DAVAccounts.Session(client: nil, mailbox: nil, problem: "\(error)")
+            }
+        }
+        let basePath = baseURL.flatMap { URLComponents(string: $0)?.percentEncodedPath } ?? ""
+        return DAVGateway(
+            authenticator: DAVAuthenticator(store: store), accounts: accounts, basePath: basePath,
+            refreshInterval: refresh, log: { terminal.err($0) })
     }
 
     /// Stores the base URL for `feed list` (when it changed), then watches feeds.json from that version on.

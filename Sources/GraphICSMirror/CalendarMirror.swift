@@ -213,13 +213,13 @@ public final class CalendarMirror {
     }
 
     /// What tells one version of an event from another: Graph's change key, else a hash of its bytes.
-    static func version(of event: MirrorEvent) -> String {
+    public static func version(of event: MirrorEvent) -> String {
         event.changeKey.map { "ck:" + $0 } ?? "sha256:" + SHA256.hexDigest(event.raw)
     }
 
     /// The instants an event's `start` and `end` stand for (graph-ics asks for times in UTC); an all-day
     /// event's are widened by 14 hours each way, since its days are the viewer's. Nil when it has none.
-    static func span(of raw: Data) -> (Int64?, Int64?) {
+    public static func span(of raw: Data) -> (Int64?, Int64?) {
         guard let object = (try? JSONSerialization.jsonObject(with: raw)) as? [String: Any] else { return (nil, nil) }
         func instant(_ key: String) -> Int64? {
             guard let time = object[key] as? [String: Any], let text = time["dateTime"] as? String,

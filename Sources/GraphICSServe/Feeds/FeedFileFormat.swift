@@ -94,3 +94,11 @@ enum FeedFileFormat {
         }
     }
 }
+
+extension FeedStore {
+    /// Where a JSON file of the configuration folder went wrong, as `feeds.json`'s errors say it
+    /// (`feeds[1].secret: expected a string`, `not JSON at line 4, column 12`); also for `dav.json`.
+    public static func describe(_ error: DecodingError, in data: Data) -> String {
+        FeedFileFormat.describe(error, in: data)
+    }
+}

@@ -6,10 +6,18 @@ import Foundation
 
 // The system calls behind FeedStore: the private folder, reading, the atomic write, the lock.
 extension FeedStore {
-    /// Creates the folder (and missing parents) `0700`; an existing folder of this user open to others is
-    /// made `0700`, one of another user or a shared one (`/tmp`) is refused.
     func prepareDirectory() throws(FeedStoreError) {
-        let path = directory.path
+        try Self.preparePrivateFolder(directory.path)
+    }
+
+    func readFile() throws(FeedStoreError) -> Data? {
+        try Self.readPrivateFile(fileURL.path, holding: "feed secrets")
+    }
+
+    /// Creates the folder `path` (and missing parents) `0700`; an existing folder of this user open to
+    /// others is made `0700`, one of another user or a shared one (`/tmp`) is refused. For `feeds.json`'s
+    /// folder and the other private files of the configuration folder (`dav.json`).
+    public static func preparePrivateFolder(_ path: String) throws(FeedStoreError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             guard errno == ENOENT else { throw .posix(.io, "graph-ics cannot use", path: path, errno: errno) }
@@ -29,7 +37,7 @@ extension FeedStore {
         }
     }
 
-    private func makeDirectories(_ path: String) throws(FeedStoreError) {
+    private static func makeDirectories(_ path: String) throws(FeedStoreError) {
         let parent = (path as NSString).deletingLastPathComponent
         var info = stat()
         if !parent.isEmpty, parent != path, stat(parent, &info) != 0 {
@@ -43,9 +51,9 @@ extension FeedStore {
         if chmod(path, 0o700) != 0 { throw .posix(.io, "graph-ics cannot make private", path: path, errno: errno) }
     }
 
-    /// The file's bytes, nil when there is none; a file of this user readable by others is made `0600`.
-    func readFile() throws(FeedStoreError) -> Data? {
-        let path = fileURL.path
+    /// The bytes of the private file `path` (at most 16 MiB), nil when there is none; a file of this user
+    /// readable by others is made `0600`, one of another user is refused (it holds `what`).
+    public static func readPrivateFile(_ path: String, holding what: String) throws(FeedStoreError) -> Data? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -56,11 +64,11 @@ extension FeedStore {
         guard fstat(fd, &info) == 0 else { throw .posix(.io, "graph-ics cannot read", path: path, errno: errno) }
         guard info.st_mode & S_IFMT == S_IFREG, info.st_size <= FeedStore.largestFile else {
             throw FeedStoreError(
-                .damaged, "\(path) is not a feeds.json graph-ics wrote (not a small file); move it away")
+                .damaged, "\(path) is not a file graph-ics wrote (not a small file); move it away")
         }
         guard info.st_uid == geteuid() else {
             throw FeedStoreError(
-                .insecure, "\(path) belongs to another user; graph-ics does not read feed secrets from it")
+                .insecure, "\(path) belongs to another user; graph-ics does not read \(what) from it")
         }
         if info.st_mode & 0o077 != 0, fchmod(fd, 0o600) != 0 {
             throw .posix(.insecure, "graph-ics cannot make private (chmod 600)", path: path, errno: errno)

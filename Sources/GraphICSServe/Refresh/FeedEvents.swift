@@ -29,7 +29,7 @@ struct FeedEvents: Sendable, Equatable {
     /// reports a change again when a round is resumed from the same link).
     @discardableResult
     mutating func store(id: String, changeKey: String?, raw bytes: Data) -> Bool {
-        let version = changeKey.map { "ck:" + $0 } ?? "sha256:" + SHA256.hexDigest(bytes)
+        let version = CalendarMirror.version(of: MirrorEvent(id: id, changeKey: changeKey, raw: bytes))
         raw[id] = bytes
         return versions.updateValue(version, forKey: id) != version
     }

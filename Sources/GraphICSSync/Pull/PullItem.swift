@@ -2,47 +2,41 @@ import Foundation
 import GraphICS
 import GraphICSMirror
 
-/// One event as a round shows it (a delta entry, or a calendarView entry on a calendar without delta).
-struct GraphEntry {
-    var id: String
-    var changeKey: String?
-    /// The entry's JSON object.
-    var raw: Data
-
-    init(id: String, changeKey: String?, raw: Data) {
-        self.id = id
-        self.changeKey = changeKey
-        self.raw = raw
-    }
-
-    init(_ event: MirrorEvent) {
-        self.init(id: event.id, changeKey: event.changeKey, raw: event.raw)
-    }
-}
-
 /// One item as a round shows it: a single event, or the occurrences and exceptions of one series
 /// (Graph's delta and calendarView return occurrences, never masters), keyed by the Graph id the state
 /// records.
-struct PullItemSource {
+public struct PullItemSource: Sendable {
     /// The event's id, or the series master's.
-    var graphID: String
-    var isSeries: Bool
+    public var graphID: String
+    public var isSeries: Bool
     /// The entries (one for a single event; the occurrences and exceptions seen for a series), as JSON.
-    var events: [Data]
+    public var events: [Data]
     /// The change key of a single event (a series' is its master's, read with the master).
-    var changeKey: String?
+    public var changeKey: String?
     /// A series' occurrences and exceptions seen in the round, by id, with their change keys.
-    var occurrenceKeys: [String: String] = [:]
+    public var occurrenceKeys: [String: String] = [:]
+    public init(
+        graphID: String, isSeries: Bool, events: [Data], changeKey: String? = nil,
+        occurrenceKeys: [String: String] = [:], unread: Bool = false
+    ) {
+        self.graphID = graphID
+        self.isSeries = isSeries
+        self.events = events
+        self.changeKey = changeKey
+        self.occurrenceKeys = occurrenceKeys
+        self.unread = unread
+    }
+
     /// Not in the round: an item whose Graph version a full round kept back, read again by id (single
     /// event or series master).
     var unread = false
 }
 
 /// What one entry says about the item it belongs to.
-struct DeltaEntryShape {
-    var seriesMasterID: String?
+public struct DeltaEntryShape {
+    public var seriesMasterID: String?
 
-    init(_ raw: Data) {
+    public init(_ raw: Data) {
         let object = (try? JSONSerialization.jsonObject(with: raw)) as? [String: Any]
         let type = object?["type"] as? String
         let master = object?["seriesMasterId"] as? String
@@ -50,7 +44,7 @@ struct DeltaEntryShape {
     }
 
     /// Groups entries into items in the order their first entry came.
-    static func group(_ events: [GraphEntry]) -> [PullItemSource] {
+    public static func group(_ events: [MirrorEvent]) -> [PullItemSource] {
         var order: [String] = []
         var items: [String: PullItemSource] = [:]
         for event in events {

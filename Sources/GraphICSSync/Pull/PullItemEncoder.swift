@@ -7,20 +7,26 @@ import ICalBridge
 /// export's ``GraphToICS/PageStream`` fed with the item's events alone, so the bytes are the export's
 /// (DTSTAMP from `lastModifiedDateTime`, deterministic order, VTIMEZONEs) and an unchanged event gives
 /// the same file every time.
-struct PullItemEncoder {
-    let client: GraphClient
-    let options: ExportOptions
-    let window: SyncWindow
+public struct PullItemEncoder: Sendable {
+    public let client: GraphClient
+    public let options: ExportOptions
+    public let window: SyncWindow
+
+    public init(client: GraphClient, options: ExportOptions, window: SyncWindow) {
+        self.client = client
+        self.options = options
+        self.window = window
+    }
 
     /// An encoded item: its bytes and the UIDs inside.
-    struct Encoded {
-        var contents: Data
+    public struct Encoded: Sendable {
+        public var contents: Data
         /// The first UID.
-        var uid: String
+        public var uid: String
         /// Every UID of its VEVENTs, once each, in order (one for an item a vdir file can hold).
-        var uids: [String]
+        public var uids: [String]
         /// Its VEVENTs without RECURRENCE-ID (one: the single event or the series' master).
-        var masterCount: Int
+        public var masterCount: Int
     }
 
     /// Encodes a single event, or a series from its `master` (`GET events/{id}`) and its occurrences and
@@ -31,7 +37,7 @@ struct PullItemEncoder {
     /// `uid` (the item's recorded UID) stands in for Graph's `iCalUId` in every event given, master,
     /// occurrences and exceptions alike, whose UIDs the export derives from it: Graph gives an event created
     /// through its API (a file the push sent) an `iCalUId` of its own, and the file keeps the UID it had.
-    func encode(
+    public func encode(
         _ events: [Data], master: (id: String, json: Data)?, uid: String? = nil, diagnostics: inout [Diagnostic]
     ) throws -> Encoded? {
         let stream = try GraphToICS.PageStream(

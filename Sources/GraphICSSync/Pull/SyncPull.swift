@@ -110,7 +110,7 @@ public struct SyncPull {
             // Over the stored window a series whose occurrences kept their change keys is the file it was.
             let keys = covering != nil ? try state.occurrenceChangeKeys(in: pairing) : [:]
             try compare(
-                DeltaEntryShape.group(read.events.map(GraphEntry.init)), with: records, fetchOccurrences: false,
+                DeltaEntryShape.group(read.events), with: records, fetchOccurrences: false,
                 occurrenceKeys: keys, into: &plan)
         case .changes:
             plan = try changesRound(read, window: window, round: round, records: records)
@@ -149,7 +149,7 @@ public struct SyncPull {
             unchanged: 0, updates: [], deletions: [],
             checkpoint: .unlessKept(DeltaCheckpoint(link: read.cursor.description, window: window)))
         let byGraphID = Self.byGraphID(records)
-        var sources = DeltaEntryShape.group(read.events.map(GraphEntry.init))
+        var sources = DeltaEntryShape.group(read.events)
         let candidates = try removals(read.removedIDs, records: records, sources: &sources)
         let asked = Set(candidates.compactMap(\.graphID))
         var listed = Set(sources.map(\.graphID))

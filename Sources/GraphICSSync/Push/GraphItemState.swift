@@ -2,22 +2,22 @@ import Foundation
 import GraphICS
 
 /// What a push reads of an event before changing or deleting it (`GET events/{id}`).
-struct GraphItemState {
-    var id: String
-    var changeKey: String?
+public struct GraphItemState: Sendable {
+    public var id: String
+    public var changeKey: String?
     /// `@odata.etag`, what `If-Match` sends to change the event only as it is now.
-    var etag: String?
-    var type: String?
+    public var etag: String?
+    public var type: String?
     /// Who organises it and who attends it (``MailingRule`` decides from it whether a write mails them).
-    var standing: EventStanding
-    var attendees: Int { standing.attendees.count }
+    public var standing: EventStanding
+    public var attendees: Int { standing.attendees.count }
     /// The subject, for the report of an item whose file is gone.
-    var subject: String? { standing.subject.isEmpty ? nil : standing.subject }
+    public var subject: String? { standing.subject.isEmpty ? nil : standing.subject }
     /// The event as Graph sent it: the baseline of ``EventChange``.
-    var json: Data
+    public var json: Data
 
     /// Reads Graph's JSON of one event; throws a ``GraphError`` when it is not one.
-    init(_ data: Data, operation: String) throws {
+    public init(_ data: Data, operation: String) throws {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let id = object["id"] as? String, let standing = EventStanding(object: object)
         else {
@@ -32,12 +32,12 @@ struct GraphItemState {
     }
 
     /// Whether `change` makes Graph mail the event's attendees (``MailingRule``).
-    func mails(_ change: MailingRule.Change) -> Bool {
+    public func mails(_ change: MailingRule.Change) -> Bool {
         MailingRule.mails(change, standing)
     }
 
     /// The `If-Match` value for a recorded change key (Graph's etag is `W/"changeKey"`).
-    static func etag(forChangeKey changeKey: String) -> String {
+    public static func etag(forChangeKey changeKey: String) -> String {
         "W/\"\(changeKey)\""
     }
 }

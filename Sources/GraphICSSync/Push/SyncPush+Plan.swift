@@ -115,7 +115,7 @@ extension SyncPush {
     }
 
     /// Why the events a file maps to are not one Graph event or series; nil when they are.
-    static func shapeRefusal(_ events: [PlannedEvent]) -> String? {
+    public static func shapeRefusal(_ events: [PlannedEvent]) -> String? {
         let uids = Set(events.map(\.sourceUID))
         if uids.count > 1 {
             let named = uids.sorted().prefix(3).joined(separator: ", ") + (uids.count > 3 ? ", …" : "")

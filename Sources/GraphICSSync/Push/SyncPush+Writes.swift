@@ -180,7 +180,7 @@ extension SyncPush {
 
     /// Why a changed DESCRIPTION of an online meeting is not sent (api/event-update.md, "Notes for updating
     /// specific properties": a body without the meeting's own blob turns the meeting off for every attendee).
-    static let onlineMeetingBodyRefusal =
+    public static let onlineMeetingBodyRefusal =
         "the description of an online meeting is not sent: Graph would drop its join details for every "
         + "attendee; change the description in Outlook, or undo the change here"
 

@@ -1,0 +1,267 @@
+import Dispatch
+import Foundation
+import GraphICS
+import GraphICSServe
+import Synchronization
+
+/// Answers CalDAV under `/dav/` and `/.well-known/caldav`: discovery, reads from each calendar's
+/// ``DAVSnapshot`` (never waiting for Graph longer than 5 s), and writes through the import's mapping,
+/// ``EventChange`` and the one ``MailingRule``.
+///
+/// Paths: `/dav/` (the root), `/dav/USER/` (the login's principal and calendar home), `/dav/USER/KEY/` (one
+/// calendar, KEY the first 16 hex of its id's SHA-256), `/dav/USER/KEY/NAME.ics` (one item). Hrefs in answers
+/// carry `basePath` (the path of `--base-url`) in front.
+///
+/// Thread-safety: `respond(to:)` is called on libmicrohttpd's threads, several at once.
+public final class DAVGateway: Sendable {
+    let authenticator: DAVAuthenticator
+    let accounts: DAVAccounts
+    /// `--base-url`'s path without a trailing slash ("" for none).
+    let basePath: String
+    /// `--refresh`, in seconds.
+    let refreshInterval: Int
+    let log: @Sendable (String) -> Void
+    /// How long a request waits for a refresh it started (5 s).
+    let refreshWait: Duration
+    /// Calendars with a refresh under way (by store path): at most one per calendar.
+    private let refreshing = Mutex<[String: DispatchSemaphore]>([:])
+
+    public init(
+        authenticator: DAVAuthenticator, accounts: DAVAccounts, basePath: String = "", refreshInterval: Int = 300,
+        refreshWait: Duration = .seconds(5), log: @escaping @Sendable (String) -> Void
+    ) {
+        self.authenticator = authenticator
+        self.accounts = accounts
+        var base = basePath
+        while base.hasSuffix("/") { base.removeLast() }
+        self.basePath = base
+        self.refreshInterval = refreshInterval
+        self.refreshWait = refreshWait
+        self.log = log
+    }
+
+    /// Whether the gateway answers `path` (the rest is the feeds').
+    public static func handles(_ path: String) -> Bool {
+        path == "/.well-known/caldav" || path == "/.well-known/caldav/" || path == "/dav" || path.hasPrefix("/dav/")
+    }
+
+    /// The `DAV:` header: the server owns scheduling (`calendar-auto-schedule`), so clients never mail
+    /// attendees themselves.
+    static let davHeader = "1, 3, calendar-access, calendar-auto-schedule"
+    static let allowed = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT"
+
+    // MARK: Routing
+
+    /// What a `/dav/` path names.
+    enum Target: Equatable {
+        case root
+        case home(user: String)
+        case calendar(user: String, key: String)
+        case object(user: String, key: String, name: String)
+    }
+
+    /// The target of a raw request path (percent-encoded, without the query); nil when it names nothing.
+    static func target(of path: String) -> Target? {
+        guard path == "/dav" || path.hasPrefix("/dav/") else { return nil }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).dropFirst()
+        var segments: [String] = []
+        for part in parts {
+            guard let decoded = String(part).removingPercentEncoding, !decoded.isEmpty, decoded != ".",
+                decoded != "..", !decoded.contains("/")
+            else { return nil }
+            segments.append(decoded)
+        }
+        switch segments.count {
+        case 0: return .root
+        case 1: return .home(user: segments[0])
+        case 2: return .calendar(user: segments[0], key: segments[1])
+        case 3: return .object(user: segments[0], key: segments[1], name: segments[2])
+        default: return nil
+        }
+    }
+
+    public func respond(to request: HTTPServerRequest) -> HTTPServerResponse {
+        respondNamingLogin(to: request).response
+    }
+
+    /// The answer, and the login that made the request (for the access log; nil before authentication).
+    public func respondNamingLogin(to request: HTTPServerRequest) -> (response: HTTPServerResponse, user: String?) {
+        let path = request.path
+        var user: String?
+        let response = route(request, path: path, user: &user)
+        return (response, user)
+    }
+
+    private func route(_ request: HTTPServerRequest, path: String, user named: inout String?) -> HTTPServerResponse {
+        if path.hasPrefix("/.well-known/caldav") {
+            return HTTPServerResponse(
+                status: 301, headers: [("Location", basePath + "/dav/"), ("Cache-Control", "no-store")])
+        }
+        if request.method == "OPTIONS" {
+            return HTTPServerResponse(
+                status: 200, headers: [("DAV", Self.davHeader), ("Allow", Self.allowed), ("Content-Length", "0")])
+        }
+        let login: DAVLogin
+        switch authenticator.authenticate(request) {
+        case .authenticated(let found):
+            login = found
+            named = found.user
+        case .throttled:
+            return text(429, "too many failed logins; try again in a minute\n", extra: [("Retry-After", "60")])
+        case .missing, .refused:
+            return text(
+                401, "a CalDAV login of graph-ics is needed (graph-ics dav add)\n",
+                extra: [("WWW-Authenticate", "Basic realm=\"graph-ics\", charset=\"UTF-8\"")])
+        }
+        guard let target = Self.target(of: path) else { return notFound() }
+        if let user = target.user, user != login.user { return notFound() }
+        do {
+            return try answer(request, target: target, login: login)
+        } catch let error as DAVXMLError {
+            return text(400, "\(error.message)\n")
+        } catch {
+            log("graph-ics serve: \(request.method) \(path): \(error)")
+            return text(500, "the gateway failed: \(error)\n")
+        }
+    }
+
+    private func answer(_ request: HTTPServerRequest, target: Target, login: DAVLogin) throws -> HTTPServerResponse {
+        switch request.method {
+        case "PROPFIND": return try propfind(request, target: target, login: login)
+        case "REPORT": return try report(request, target: target, login: login)
+        case "GET", "HEAD": return get(request, target: target, login: login)
+        case "PUT": return put(request, target: target, login: login)
+        case "DELETE": return delete(request, target: target, login: login)
+        case "PROPPATCH": return try proppatch(request, target: target, login: login)
+        case "MKCALENDAR", "MKCOL":
+            return error(
+                403, .dav("resource-must-be-null"),
+                "graph-ics serves the calendars of Outlook: make a calendar in Outlook, and it is listed here")
+        default:
+            return text(405, "\(request.method) is not served here\n", extra: [("Allow", Self.allowed)])
+        }
+    }
+
+    // MARK: Calendars
+
+    /// The login's calendars.
+    func calendars(of login: DAVLogin) -> [DAVCalendar] {
+        accounts.calendars(of: login, interval: TimeInterval(refreshInterval))
+    }
+
+    func calendar(_ key: String, of login: DAVLogin) -> DAVCalendar? {
+        calendars(of: login).first { $0.info.key == key }
+    }
+
+    /// The calendar's snapshot, refreshed first when its last round is older than `--refresh` seconds: a
+    /// round is started (at most one per calendar at a time, on a thread of its own) and waited for at most
+    /// `refreshWait`; then the snapshot is answered from, whatever the round's outcome.
+    func fresh(_ calendar: DAVCalendar, now: Date = Date()) -> DAVSnapshot {
+        let snapshot = calendar.snapshot
+        if let refreshed = snapshot.refreshed, now.timeIntervalSince(refreshed) < TimeInterval(refreshInterval) {
+            return snapshot
+        }
+        if let failed = calendar.lastFailure, now.timeIntervalSince(failed.at) < TimeInterval(min(refreshInterval, 60))
+        {
+            return snapshot
+        }
+        let done = startRefresh(calendar)
+        let seconds = Double(refreshWait.components.seconds) + Double(refreshWait.components.attoseconds) / 1e18
+        _ = done.wait(timeout: .now() + seconds)
+        return calendar.snapshot
+    }
+
+    /// Starts a round of `calendar` unless one is under way; returns what signals its end.
+    @discardableResult
+    func startRefresh(_ calendar: DAVCalendar) -> DispatchSemaphore {
+        let (semaphore, start) = refreshing.withLock { running -> (DispatchSemaphore, Bool) in
+            if let semaphore = running[calendar.storePath] { return (semaphore, false) }
+            let semaphore = DispatchSemaphore(value: 0)
+            running[calendar.storePath] = semaphore
+            return (semaphore, true)
+        }
+        guard start else { return semaphore }
+        let thread = Thread { [self] in
+            do {
+                try calendar.refresh()
+            } catch {
+                log("graph-ics serve: refreshing \(calendar.login.user)/\(calendar.info.name) failed: \(error)")
+            }
+            refreshing.withLock { $0[calendar.storePath] = nil }
+            for _ in 0..<64 { semaphore.signal() }
+        }
+        thread.start()
+        return semaphore
+    }
+
+    /// Refreshes every calendar of every login whose last round is older than `--refresh` (serve's
+    /// background loop calls it).
+    public func refreshAll(now: Date = Date()) {
+        for login in authenticator.logins() {
+            for calendar in calendars(of: login) {
+                if let refreshed = calendar.snapshot.refreshed,
+                    now.timeIntervalSince(refreshed) < TimeInterval(refreshInterval)
+                {
+                    continue
+                }
+                startRefresh(calendar).wait()
+            }
+        }
+    }
+
+    // MARK: Hrefs
+
+    func rootHref() -> String { basePath + "/dav/" }
+
+    func homeHref(_ login: DAVLogin) -> String { basePath + "/dav/" + Self.encode(login.user) + "/" }
+
+    func calendarHref(_ login: DAVLogin, _ calendar: DAVCalendar) -> String {
+        homeHref(login) + calendar.info.key + "/"
+    }
+
+    func objectHref(_ login: DAVLogin, _ calendar: DAVCalendar, _ name: String) -> String {
+        calendarHref(login, calendar) + Self.encode(name)
+    }
+
+    /// A path segment percent-encoded (RFC 3986 unreserved characters and `@` kept).
+    static func encode(_ segment: String) -> String {
+        var allowed = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+        allowed.insert(charactersIn: "-._~@")
+        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
+    }
+
+    // MARK: Answers
+
+    func text(_ status: Int, _ message: String, extra: [(name: String, value: String)] = []) -> HTTPServerResponse {
+        HTTPServerResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + extra,
+            body: HTTPBody(Data(message.utf8)))
+    }
+
+    func notFound() -> HTTPServerResponse { text(404, "not found\n") }
+
+    /// A DAV error (RFC 4918 §16): the precondition element and a human sentence.
+    func error(
+        _ status: Int, _ condition: DAVName, _ description: String, extra: [(name: String, value: String)] = []
+    ) -> HTTPServerResponse {
+        HTTPServerResponse(
+            status: status, headers: [("Content-Type", "application/xml; charset=utf-8")] + extra,
+            body: HTTPBody(DAVErrorBody.document(condition, description: description)))
+    }
+
+    func multistatus(_ document: DAVMultistatus) -> HTTPServerResponse {
+        HTTPServerResponse(
+            status: 207, headers: [("Content-Type", "application/xml; charset=utf-8"), ("DAV", Self.davHeader)],
+            body: HTTPBody(document.serialized()))
+    }
+}
+
+extension DAVGateway.Target {
+    var user: String? {
+        switch self {
+        case .root: nil
+        case .home(let user), .calendar(let user, _), .object(let user, _, _): user
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// What a client PUT that Graph cannot hold, kept per resource and served back inside the same VEVENT:
+/// X- properties (`X-MOZ-LASTACK`, `X-MOZ-SNOOZE-TIME`, `X-APPLE-*`, any other) except the ones graph-ics's
+/// own export writes, and the VALARMs after the first (Graph holds one reminder). Without them Thunderbird
+/// fires a dismissed alarm again, and Apple Calendar loses its travel time.
+///
+/// Keyed by the VEVENT: "" for the master (or the single event), else the RECURRENCE-ID's value.
+struct DAVKeptProperties: Sendable, Equatable, Codable {
+    /// Unfolded content lines (a kept VALARM as its BEGIN…END lines), per VEVENT.
+    var lines: [String: [String]] = [:]
+
+    var isEmpty: Bool { lines.values.allSatisfy(\.isEmpty) }
+
+    /// X- properties the export writes itself: never kept from a client (they come back from Graph).
+    static let exportsOwn = ["X-MICROSOFT-", "X-GRAPH-ICS-", "X-ALT-DESC"]
+
+    /// The kept properties of an iCalendar text a client sent.
+    init(from text: Data) {
+        var current: String?
+        var currentLines: [String] = []
+        var depth: [String] = []
+        var alarms = 0
+        var alarmLines: [String] = []
+        for line in Self.unfolded(text) {
+            let upper = line.uppercased()
+            if upper.hasPrefix("BEGIN:") {
+                let name = String(upper.dropFirst(6))
+                depth.append(name)
+                if name == "VEVENT", depth.count == 2 {
+                    current = ""
+                    currentLines = []
+                    alarms = 0
+                } else if name == "VALARM", current != nil, depth.count == 3 {
+                    alarms += 1
+                    alarmLines = alarms > 1 ? [line] : []
+                } else if !alarmLines.isEmpty {
+                    alarmLines.append(line)
+                }
+                continue
+            }
+            if upper.hasPrefix("END:") {
+                let name = depth.popLast()
+                if name == "VEVENT", depth.count == 1, let key = current {
+                    if !currentLines.isEmpty { lines[key, default: []] += currentLines }
+                    current = nil
+                } else if name == "VALARM", depth.count == 2, !alarmLines.isEmpty {
+                    alarmLines.append(line)
+                    currentLines += alarmLines
+                    alarmLines = []
+                } else if !alarmLines.isEmpty {
+                    alarmLines.append(line)
+                }
+                continue
+            }
+            guard current != nil else { continue }
+            if !alarmLines.isEmpty {
+                alarmLines.append(line)
+                continue
+            }
+            guard depth.count == 2 else { continue }
+            if upper.hasPrefix("RECURRENCE-ID") {
+                current = Self.value(of: line)
+            } else if upper.hasPrefix("X-"), !Self.exportsOwn.contains(where: { upper.hasPrefix($0) }) {
+                currentLines.append(line)
+            }
+        }
+    }
+
+    init() {}
+
+    /// `body` (as sync's pull renders the item) with the kept lines put back at the end of their VEVENTs,
+    /// folded at 75 octets.
+    func applied(to body: Data) -> Data {
+        guard !isEmpty else { return body }
+        var output = ""
+        var key = ""
+        var depth = 0
+        var inEvent = false
+        for line in Self.unfolded(body) {
+            let upper = line.uppercased()
+            if upper.hasPrefix("BEGIN:") {
+                depth += 1
+                if upper == "BEGIN:VEVENT" {
+                    inEvent = true
+                    key = ""
+                }
+            } else if upper.hasPrefix("END:") {
+                if upper == "END:VEVENT", inEvent {
+                    for kept in lines[key] ?? [] { output += Self.folded(kept) }
+                    inEvent = false
+                }
+                depth -= 1
+            } else if inEvent, upper.hasPrefix("RECURRENCE-ID") {
+                key = Self.value(of: line)
+            }
+            output += Self.folded(line)
+        }
+        return Data(output.utf8)
+    }
+
+    /// The value of a content line (after the first colon outside a quoted parameter).
+    static func value(of line: String) -> String {
+        var quoted = false
+        for index in line.indices {
+            let character = line[index]
+            if character == "\"" { quoted.toggle() }
+            if character == ":", !quoted { return String(line[line.index(after: index)...]) }
+        }
+        return ""
+    }
+
+    /// The content lines of an iCalendar text, unfolded (CRLF or LF line ends).
+    static func unfolded(_ data: Data) -> [String] {
+        let text = String(decoding: data, as: UTF8.self)
+        var result: [String] = []
+        for raw in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            var line = Substring(raw)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            if let first = line.first, first == " " || first == "\t", !result.isEmpty {
+                result[result.count - 1] += line.dropFirst()
+            } else if !line.isEmpty {
+                result.append(String(line))
+            }
+        }
+        return result
+    }
+
+    /// A content line folded at 75 octets without splitting a UTF-8 sequence, with CRLF.
+    static func folded(_ line: String) -> String {
+        var output = ""
+        var count = 0
+        for scalar in line.unicodeScalars {
+            let size = String(scalar).utf8.count
+            if count + size > 75 {
+                output += "\r\n "
+                count = 1
+            }
+            output.unicodeScalars.append(scalar)
+            count += size
+        }
+        return output + "\r\n"
+    }
+}
