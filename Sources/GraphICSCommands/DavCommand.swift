@@ -278,7 +278,8 @@ struct DavCommand: Command {
         let url = Self.url(directory: directory)
         if json {
             terminal.out(
-                try JSONOutput.text(.object(["url": .string(url), "user": .string(user), "password": .string(password)])))
+                try JSONOutput.text(
+                    .object(["url": .string(url), "user": .string(user), "password": .string(password)])))
         } else {
             terminal.out("url: \(url)\nuser: \(user)\npassword: \(password)\n")
         }

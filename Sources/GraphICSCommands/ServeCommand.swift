@@ -174,6 +174,7 @@ struct ServeCommand: Command {
                     (response, user) = dav.respondNamingLogin(to: request)
                 } else {
                     response = service.respond(to: request)
+                    if request.path == "/healthz" { response = dav.addingHealth(to: response) }
                 }
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
                 terminal.err(
@@ -237,9 +238,11 @@ struct ServeCommand: Command {
             options.account = account
             options.user = nil
             options.verbose = false
+            // A sign-in only read-only logins use may hold Calendars.Read alone.
+            let writes = ((try? store.load()) ?? []).contains { $0.account == account && !$0.readOnly }
             do {
                 let session = try Session.open(
-                    options, need: .write, terminal: terminal, environment: openEnvironment,
+                    options, need: writes ? .write : .read, terminal: terminal, environment: openEnvironment,
                     cancellation: cancellation)
                 let mailbox = try SyncCommand.account(session, user: nil)
                 let mailboxZone = zone ?? (try? session.mailboxZone(override: nil, terminal: terminal))

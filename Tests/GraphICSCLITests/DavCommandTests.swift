@@ -84,7 +84,8 @@ import Testing
         let rows = table.out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         #expect(rows.count == 2)
         #expect(rows.first == ["USER", "ACCOUNT", "CALENDARS", "ACCESS", "INVITATIONS", "URL"])
-        #expect(rows.last == ["phone", Substring(boundTo), "(all)", "read-write", "refuse", "http://127.0.0.1:8080/dav/"])
+        #expect(
+            rows.last == ["phone", Substring(boundTo), "(all)", "read-write", "refuse", "http://127.0.0.1:8080/dav/"])
         let json = try run(["list", "--json"])
         #expect(!json.out.contains(password) && !json.out.contains("sha256:"))
     }
@@ -141,7 +142,8 @@ import Testing
         #expect(result.status == 77, "stderr: \(result.err)")
         #expect(result.err.contains("graph-ics login"))
         #expect(result.out.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: signedOut.configDirectory.appendingPathComponent("dav.json").path))
+        #expect(
+            !FileManager.default.fileExists(atPath: signedOut.configDirectory.appendingPathComponent("dav.json").path))
     }
 
     @Test func aGivenTokenOrAppOnlyUserIs64() throws {

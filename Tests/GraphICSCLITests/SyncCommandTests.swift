@@ -37,6 +37,25 @@ import Testing
             ])
         }
 
+        /// A meeting the user organises with one attendee (Graph would mail Bo about a change), an hour from
+        /// `hour`:00 UTC `daysAhead` days from now.
+        func addMeeting(_ subject: String, uid: String, daysAhead: Int = 3, hour: Int = 10) throws {
+            let day = ISO8601DateFormatter.string(
+                from: Date().addingTimeInterval(TimeInterval(daysAhead * 86_400)), timeZone: .gmt,
+                formatOptions: [.withFullDate])
+            try account.standIn.addEvent([
+                "subject": subject, "iCalUId": uid, "isOrganizer": true,
+                "start": ["dateTime": "\(day)T\(hour):00:00", "timeZone": "UTC"],
+                "end": ["dateTime": "\(day)T\(hour + 1):00:00", "timeZone": "UTC"],
+                "attendees": [
+                    [
+                        "type": "required", "status": ["response": "none", "time": "0001-01-01T00:00:00Z"],
+                        "emailAddress": ["name": "Bo", "address": "bo@example.com"],
+                    ]
+                ],
+            ])
+        }
+
         func sync(_ arguments: [String] = []) throws -> ProcessResult {
             try account.run(["sync", folder] + arguments, environment: environment)
         }
@@ -133,6 +152,99 @@ import Testing
         let mentions = (result.out + result.err).components(separatedBy: "\n").filter { $0.contains("broken.ics") }
         #expect(mentions.count == 1 && mentions.first?.hasPrefix("failed: ") == true, "\(mentions)")
         #expect(!result.out.contains("Graph sent") && result.out.contains("sync: 1 failed"), "\(result.out)")
+    }
+
+    /// A calendar file of one or more VEVENTs, each given by its own lines (UID, times, SUMMARY…).
+    static func calendarText(method: String? = nil, _ events: [[String]]) -> String {
+        let header = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//x//EN"] + (method.map { ["METHOD:\($0)"] } ?? [])
+        let body = events.flatMap { ["BEGIN:VEVENT", "DTSTAMP:20261120T100000Z"] + $0 + ["END:VEVENT"] }
+        return (header + body + ["END:VCALENDAR", ""]).joined(separator: "\r\n")
+    }
+
+    /// `DTSTART`/`DTEND` lines of an hour at 14:00 UTC `daysAhead` days from now (inside the sync's window).
+    static func hour(daysAhead: Int) -> [String] {
+        let day = ISO8601DateFormatter.string(
+            from: Date().addingTimeInterval(TimeInterval(daysAhead * 86_400)), timeZone: .gmt,
+            formatOptions: [.withYear, .withMonth, .withDay])
+        return ["DTSTART:\(day)T140000Z", "DTEND:\(day)T150000Z"]
+    }
+
+    @Test func aCancelledNewFileIsRefusedByTheDryRunAsByTheRun() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        let text = Self.calendarText(
+            method: "CANCEL", [["UID:cancelled-show", "SUMMARY:Cancelled show"] + Self.hour(daysAhead: 3)])
+        try text.write(toFile: fixture.folder + "/cancelled.ics", atomically: true, encoding: .utf8)
+        let refused =
+            "refused: the event is cancelled (STATUS:CANCELLED or METHOD:CANCEL): nothing to create  cancelled.ics"
+        let dryRun = try fixture.sync(["--dry-run"])
+        #expect(dryRun.status == 1, "\(dryRun.out) \(dryRun.err)")
+        #expect(dryRun.out.contains(refused) && !dryRun.out.contains("would push"), "\(dryRun.out)")
+        let run = try fixture.sync()
+        #expect(run.status == 1, "\(run.out) \(run.err)")
+        #expect(run.out.contains(refused), "\(run.out)")
+        let subjects = fixture.account.standIn.events().compactMap { $0["subject"] as? String }
+        #expect(!subjects.contains("Cancelled show"), "nothing was created: \(subjects)")
+    }
+
+    @Test func aDryRunHoldsAChangedOrDeletedMeetingAsTheRunDoes() throws {
+        let fixture = try Fixture()
+        try fixture.addMeeting("Quarterly review", uid: "uid-quarterly", hour: 10)
+        try fixture.addMeeting("Budget round", uid: "uid-budget", hour: 13)
+        #expect(try fixture.sync().status == 0)
+        let review = fixture.folder + "/uid-quarterly.ics"
+        let text = try String(contentsOfFile: review, encoding: .utf8)
+        try text.replacingOccurrences(of: "SUMMARY:Quarterly review", with: "SUMMARY:Quarterly review moved")
+            .write(toFile: review, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: fixture.folder + "/uid-budget.ics")
+        let held = [
+            "held (would mail 1 attendee)  uid-budget.ics  Budget round",
+            "held (would mail 1 attendee)  uid-quarterly.ics  Quarterly review moved",
+        ]
+        let dryRun = try fixture.sync(["--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.out) \(dryRun.err)")
+        let heldLines = { (text: String) in text.components(separatedBy: "\n").filter { $0.hasPrefix("held") }.sorted()
+        }
+        #expect(heldLines(dryRun.out) == held, "\(dryRun.out)")
+        #expect(!dryRun.out.contains("would push"), "\(dryRun.out)")
+        let run = try fixture.sync()
+        #expect(run.status == 0, "\(run.out) \(run.err)")
+        #expect(heldLines(run.out) == held, "\(run.out)")
+        // Held once per local change: the next dry run, as the next run, counts them in the summary only.
+        let again = try fixture.sync(["--dry-run"])
+        #expect(again.status == 0, "\(again.out) \(again.err)")
+        #expect(again.out.hasPrefix("sync: no changes; 2 held as before"), "\(again.out)")
+        let subjects = fixture.account.standIn.events().compactMap { $0["subject"] as? String }
+        #expect(subjects.contains("Quarterly review") && subjects.contains("Budget round"), "nothing sent: \(subjects)")
+    }
+
+    @Test func aFileWithHundredsOfUIDsIsRefusedInOneShortLineWithTheirCount() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.sync().status == 0)
+        let events = (1...306).map { ["UID:many-\($0)", "SUMMARY:Item \($0)"] + Self.hour(daysAhead: 3) }
+        try Self.calendarText(events).write(toFile: fixture.folder + "/many.ics", atomically: true, encoding: .utf8)
+        let result = try fixture.sync()
+        #expect(result.status == 1, "\(result.out) \(result.err)")
+        let refusals = result.out.components(separatedBy: "\n").filter { $0.hasPrefix("refused: ") }
+        #expect(refusals.count == 1, "\(result.out)")
+        let line = refusals.first ?? ""
+        #expect(line.contains("306 events with different UIDs (many-1, many-10, many-100, …)"), "\(line)")
+        #expect(line.count < 250 && !line.contains("many-2,"), "\(line.count) characters: \(line)")
+    }
+
+    @Test func aFileDeletedByThePullAndAHeldDeletionAreNamedBySubject() throws {
+        let fixture = try Fixture()
+        try fixture.addMeeting("Quarterly review", uid: "uid-quarterly")
+        #expect(try fixture.sync().status == 0)
+        let lunch = try #require(
+            fixture.account.standIn.events().first { $0["subject"] as? String == "Lunch" }?["id"] as? String)
+        try fixture.account.standIn.removeEvent(id: lunch)
+        try FileManager.default.removeItem(atPath: fixture.folder + "/uid-quarterly.ics")
+        let result = try fixture.sync()
+        #expect(result.status == 0, "\(result.out) \(result.err)")
+        let lines = result.out.components(separatedBy: "\n")
+        #expect(lines.contains("pulled deleted  uid-lunch.ics  Lunch"), "\(result.out)")
+        #expect(lines.contains("held (would mail 1 attendee)  uid-quarterly.ics  Quarterly review"), "\(result.out)")
     }
 
     @Test func discardReplacesAnEditedFileAndRefusesAFileNeverSynced() throws {

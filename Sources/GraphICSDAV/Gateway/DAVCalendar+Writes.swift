@@ -167,7 +167,18 @@ extension DAVCalendar {
         let placeholder = DAVItem(
             name: name, uid: event.sourceUID, graphID: id, isSeries: event.payload.recurrence != nil, body: Data(),
             etag: "", spans: [], sequence: 0, eventIDs: [], master: nil, kept: kept, outside: false)
-        try rerender(placeholder, working)
+        try settle(placeholder, working)
+    }
+
+    /// Renders an item a write changed through a mirror round, as every later round renders it (same bytes,
+    /// same ETag); from Graph directly when the round does not show it (outside the window).
+    private func settle(_ item: DAVItem, _ working: Working) throws {
+        let rendered = try refresh(working, now: Date(), pending: [item])
+        if rendered.contains(item.graphID) {
+            try publish(working)
+        } else {
+            try rerender(item, working)
+        }
     }
 
     /// Sends what changed; returns whether anything was sent to Graph.
@@ -233,7 +244,7 @@ extension DAVCalendar {
         var item = existing
         item.kept = kept
         if sent {
-            try rerender(item, working)
+            try settle(item, working)
         } else {
             try rerenderFromStore(item, working)
         }

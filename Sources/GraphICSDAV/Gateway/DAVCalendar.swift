@@ -199,7 +199,12 @@ final class DAVCalendar: Sendable {
         var master: Data?
     }
 
-    func refresh(_ working: Working, now: Date) throws {
+    /// One round applied to the store (not published). `pending` are items a write just made or changed:
+    /// the round renders them with their name, UID and kept properties, as it renders every item, so that a
+    /// client's next read gives the same bytes (and ETag) as later rounds will. Returns the Graph ids of the
+    /// items the round rendered.
+    @discardableResult
+    func refresh(_ working: Working, now: Date, pending: [DAVItem] = []) throws -> Set<String> {
         let store = working.store
         var meta = try store.meta()
         let window = Self.window(login, now: now)
@@ -207,10 +212,11 @@ final class DAVCalendar: Sendable {
         let current = snapshot
         var byGraphID: [String: DAVItem] = [:]
         var byEventID: [String: String] = [:]
-        for item in current.items {
+        for item in current.items + pending {
             byGraphID[item.graphID] = item
             for id in item.eventIDs { byEventID[id] = item.graphID }
         }
+        var rendered = Set<String>()
         var sources: [String: PullItemSource] = [:]
         var order: [String] = []
         var gone = Set<String>()
@@ -314,6 +320,7 @@ final class DAVCalendar: Sendable {
                 }
                 taken.insert(item.name)
             }
+            rendered.insert(key)
             if existing?.body == item.body, let existing {
                 item.sequence = existing.sequence
                 if existing == item { continue }
@@ -341,6 +348,7 @@ final class DAVCalendar: Sendable {
             meta.refreshed = seconds
             try store.save(meta)
         }
+        return rendered
     }
 
     /// The item `source` renders to, as sync's pull writes it (the item's recorded UID kept), with the kept

@@ -25,6 +25,8 @@ public final class DAVGateway: Sendable {
     let refreshWait: Duration
     /// Calendars with a refresh under way (by store path): at most one per calendar.
     private let refreshing = Mutex<[String: DispatchSemaphore]>([:])
+    /// When each failure was last logged (by calendar and message): the same failure once an hour.
+    private let logged = Mutex<[String: Date]>([:])
 
     public init(
         authenticator: DAVAuthenticator, accounts: DAVAccounts, basePath: String = "", refreshInterval: Int = 300,
@@ -185,13 +187,27 @@ public final class DAVGateway: Sendable {
             do {
                 try calendar.refresh()
             } catch {
-                log("graph-ics serve: refreshing \(calendar.login.user)/\(calendar.info.name) failed: \(error)")
+                let name = "\(calendar.login.user)/\(calendar.info.name)"
+                logOnceAnHour("graph-ics serve: refreshing \(name) failed: \(error)")
             }
             refreshing.withLock { $0[calendar.storePath] = nil }
             for _ in 0..<64 { semaphore.signal() }
         }
         thread.start()
         return semaphore
+    }
+
+    /// Logs `line` unless the same line was logged in the last hour (a sign-in that expired fails every
+    /// round until someone signs in again).
+    func logOnceAnHour(_ line: String, now: Date = Date()) {
+        // Graph's request id differs at every try: the same failure is the line without it.
+        let key = line.replacing(/\ ?\[request-id [^\]]*\]/, with: "")
+        let due = logged.withLock { times -> Bool in
+            if let last = times[key], now.timeIntervalSince(last) < 3600 { return false }
+            times[key] = now
+            return true
+        }
+        if due { log(line) }
     }
 
     /// Refreshes every calendar of every login whose last round is older than `--refresh` (serve's
@@ -207,6 +223,41 @@ public final class DAVGateway: Sendable {
                 startRefresh(calendar).wait()
             }
         }
+    }
+
+    // MARK: Health
+
+    /// `/healthz` with the gateway's calendars added under `caldav`: per calendar served, in no particular
+    /// order and without names, its last successful round and its last error (as ``FeedRouter/healthSummary(_:)``
+    /// shows one), and for a sign-in that cannot be used, `signIn: "refused"`. The status becomes `degraded`
+    /// when one of them failed. `response` is the feeds' answer.
+    public func addingHealth(to response: HTTPServerResponse) -> HTTPServerResponse {
+        guard response.status == 200,
+            var document = (try? JSONSerialization.jsonObject(with: response.body.data)) as? [String: Any]
+        else { return response }
+        let formatter = ISO8601DateFormatter()
+        var entries: [[String: Any]] = []
+        var healthy = true
+        for calendar in accounts.allCalendars() {
+            let failure = calendar.lastFailure
+            let refreshed = calendar.snapshot.refreshed
+            var entry: [String: Any] = [
+                "lastSuccess": refreshed.map { formatter.string(from: $0) as Any } ?? NSNull(),
+                "lastError": failure.map { FeedRouter.healthSummary($0.message) as Any } ?? NSNull(),
+                "lastErrorAt": failure.map { formatter.string(from: $0.at) as Any } ?? NSNull(),
+            ]
+            if calendar.client == nil { entry["signIn"] = "refused" }
+            if failure != nil || calendar.client == nil { healthy = false }
+            entries.append(entry)
+        }
+        guard !entries.isEmpty else { return response }
+        document["caldav"] = entries
+        if !healthy { document["status"] = "degraded" }
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return response }
+        return HTTPServerResponse(status: 200, headers: response.headers, body: HTTPBody(data + Data("\n".utf8)))
     }
 
     // MARK: Hrefs

@@ -2,7 +2,8 @@ import Foundation
 
 /// What a client PUT that Graph cannot hold, kept per resource and served back inside the same VEVENT:
 /// X- properties (`X-MOZ-LASTACK`, `X-MOZ-SNOOZE-TIME`, `X-APPLE-*`, any other) except the ones graph-ics's
-/// own export writes, and the VALARMs after the first (Graph holds one reminder). Without them Thunderbird
+/// own export writes, the RFC 5545 properties an Outlook event has no field for (RELATED-TO, URL, GEO,
+/// CONTACT, COMMENT, RESOURCES), and the VALARMs after the first (Graph holds one reminder). Without them Thunderbird
 /// fires a dismissed alarm again, and Apple Calendar loses its travel time.
 ///
 /// Keyed by the VEVENT: "" for the master (or the single event), else the RECURRENCE-ID's value.
@@ -14,6 +15,16 @@ struct DAVKeptProperties: Sendable, Equatable, Codable {
 
     /// X- properties the export writes itself: never kept from a client (they come back from Graph).
     static let exportsOwn = ["X-MICROSOFT-", "X-GRAPH-ICS-", "X-ALT-DESC"]
+
+    /// RFC 5545 properties of a VEVENT that no Graph event field holds (the export writes none of them).
+    static let graphHoldsNot: Set<String> = ["RELATED-TO", "URL", "GEO", "CONTACT", "COMMENT", "RESOURCES"]
+
+    /// Whether a content line of a VEVENT is one to keep.
+    static func isKept(_ upper: String) -> Bool {
+        if upper.hasPrefix("X-") { return !exportsOwn.contains { upper.hasPrefix($0) } }
+        let name = upper.prefix { $0 != ":" && $0 != ";" }
+        return graphHoldsNot.contains(String(name))
+    }
 
     /// The kept properties of an iCalendar text a client sent.
     init(from text: Data) {
@@ -61,7 +72,7 @@ struct DAVKeptProperties: Sendable, Equatable, Codable {
             guard depth.count == 2 else { continue }
             if upper.hasPrefix("RECURRENCE-ID") {
                 current = Self.value(of: line)
-            } else if upper.hasPrefix("X-"), !Self.exportsOwn.contains(where: { upper.hasPrefix($0) }) {
+            } else if Self.isKept(upper) {
                 currentLines.append(line)
             }
         }

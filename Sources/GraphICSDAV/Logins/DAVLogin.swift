@@ -31,7 +31,8 @@ public struct DAVLogin: Codable, Sendable, Equatable {
 
     /// The name the calendar app signs in with (``isValidUser(_:)``), compared exactly.
     public var user: String
-    /// The saved sign-in's name (its `--name`, else its key), as `--account` takes it.
+    /// The saved sign-in, as `--account` takes it (``AccountTokens/isNamed(_:)``): its `login --name`, else
+    /// its user, else its key.
     public var account: String
     /// The user principal name at `dav add`; serve refuses the login when the sign-in's user differs.
     public var mailbox: String?

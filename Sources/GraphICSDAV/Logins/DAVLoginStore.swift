@@ -152,7 +152,8 @@ enum DAVLoginFile {
             {
                 throw DAVLoginError(
                     .damaged,
-                    "\(path) was written by a newer graph-ics (format \(version)); use that version, or remove the file")
+                    "\(path) was written by a newer graph-ics (format \(version)); use that version, or remove the file"
+                )
             }
             contents = try decoder.decode(Contents.self, from: data)
         } catch let error as DAVLoginError {

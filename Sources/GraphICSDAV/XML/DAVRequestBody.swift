@@ -134,7 +134,11 @@ public enum DAVRequestBody {
         if isBlank(body) {
             throw DAVXMLError(.unexpected, "the REPORT request has no body; it must name the report")
         }
-        let root = try DAVXML.parse(body)
+        return try report(DAVXML.parse(body))
+    }
+
+    /// A REPORT body already parsed with `DAVXML.parse` (to read it once and also ask for `expansion(in:)`).
+    public static func report(_ root: DAVElement) throws(DAVXMLError) -> DAVReport {
         switch root.name {
         case .caldav("calendar-multiget"):
             let hrefs = root.all(.dav("href")).map(\.trimmedText).filter { !$0.isEmpty }
@@ -165,6 +169,20 @@ public enum DAVRequestBody {
         default:
             return .unsupported(root.name)
         }
+    }
+
+    /// The range of `<C:calendar-data><C:expand start=… end=…/></C:calendar-data>` in the `prop` of a
+    /// calendar-query or calendar-multiget (RFC 4791 §9.6.5: answer with the instances in that range, in UTC, as
+    /// python-caldav asks with `expand=True`), or nil when the report asks for no expansion.
+    public static func expansion(in root: DAVElement) throws(DAVXMLError) -> DAVTimeRange? {
+        guard let expand = root.first(.dav("prop"))?.first(.caldav("calendar-data"))?.first(.caldav("expand")) else {
+            return nil
+        }
+        let range = try timeRange(expand)
+        guard range.start != nil, range.end != nil else {
+            throw DAVXMLError(.unexpected, "the expand element needs both a start and an end")
+        }
+        return range
     }
 
     /// A PROPPATCH body.

@@ -56,7 +56,8 @@ enum DAVXMLScreen {
         if count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { index = 3 }
         while index < count, isSpace(bytes[index]) { index += 1 }
         if index < count && bytes[index] != UInt8(ascii: "<") {
-            return DAVXMLError(.malformed, "the request body is not well-formed XML (line 1)")
+            let line = 1 + bytes[0..<index].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            return DAVXMLError(.malformed, "the request body is not well-formed XML (line \(line))")
         }
         if let encoding = declaredEncoding(bytes, from: index) {
             let lowered = encoding.lowercased()
@@ -183,7 +184,20 @@ final class DAVTreeBuilder: NSObject, XMLParserDelegate {
         }
     }
 
-    // A DTD never reaches the parser (the byte scan refuses it); should one slip through, parsing stops here.
+    // A DTD never reaches the parser (the byte scan refuses it); should one slip through, parsing stops at its
+    // element or attribute declaration. FoundationXML on Linux does not report entity declarations (Darwin's does),
+    // and it crashes on NOTATION and NDATA declarations before any delegate runs: the scan is the real guard.
+    func parser(_ parser: XMLParser, foundElementDeclarationWithName elementName: String, model: String) {
+        refuseDeclaration(parser)
+    }
+
+    func parser(
+        _ parser: XMLParser, foundAttributeDeclarationWithName attributeName: String, forElement elementName: String,
+        type: String?, defaultValue: String?
+    ) {
+        refuseDeclaration(parser)
+    }
+
     func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
         refuseDeclaration(parser)
     }

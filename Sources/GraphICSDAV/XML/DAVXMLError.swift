@@ -21,5 +21,9 @@ public struct DAVXMLError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    public init(code: Code, message: String) {
+        self.init(code, message)
+    }
+
     public var description: String { message }
 }

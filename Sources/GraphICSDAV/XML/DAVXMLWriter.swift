@@ -159,49 +159,68 @@ struct DAVXMLWriter {
     /// references, so attribute normalisation keeps them). CR in text is written `&#13;` so that calendar data
     /// keeps its CRLF line ends through the client's parser. C0 controls other than tab, LF, CR, and U+FFFE/U+FFFF
     /// (which XML 1.0 cannot carry) become U+FFFD.
+    ///
+    /// Runs of bytes that need nothing are copied whole; a 256-entry table says which bytes need a look.
     private mutating func appendEscaped(_ string: String, attribute: Bool) {
         var string = string
+        let table = attribute ? Self.attributeBytes : Self.textBytes
         string.withUTF8 { source in
-            var runStart = 0
-            var index = 0
-            let count = source.count
-            while index < count {
-                let byte = source[index]
-                let replacement: StaticString?
-                switch byte {
-                case UInt8(ascii: "&"): replacement = "&amp;"
-                case UInt8(ascii: "<"): replacement = "&lt;"
-                case UInt8(ascii: ">"): replacement = "&gt;"
-                case UInt8(ascii: "\r"): replacement = "&#13;"
-                case UInt8(ascii: "\""): replacement = attribute ? "&quot;" : nil
-                case UInt8(ascii: "'"): replacement = attribute ? "&apos;" : nil
-                case UInt8(ascii: "\n"): replacement = attribute ? "&#10;" : nil
-                case UInt8(ascii: "\t"): replacement = attribute ? "&#9;" : nil
-                case 0x00..<0x20: replacement = "\u{FFFD}"
-                case 0xEF:
-                    // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
-                    if index + 2 < count && source[index + 1] == 0xBF && source[index + 2] >= 0xBE {
-                        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<index]))
-                        append("\u{FFFD}")
-                        index += 3
-                        runStart = index
-                        continue
-                    }
-                    replacement = nil
-                default: replacement = nil
-                }
-                if let replacement {
+            table.withUnsafeBufferPointer { special in
+                let count = source.count
+                var runStart = 0
+                var index = 0
+                while true {
+                    while index < count && special[Int(source[index])] == 0 { index += 1 }
                     if runStart < index {
                         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<index]))
                     }
-                    replacement.withUTF8Buffer { bytes.append(contentsOf: $0) }
-                    runStart = index + 1
+                    guard index < count else { return }
+                    let byte = source[index]
+                    index += 1
+                    switch byte {
+                    case UInt8(ascii: "&"): appendStatic("&amp;")
+                    case UInt8(ascii: "<"): appendStatic("&lt;")
+                    case UInt8(ascii: ">"): appendStatic("&gt;")
+                    case UInt8(ascii: "\r"): appendStatic("&#13;")
+                    case UInt8(ascii: "\""): appendStatic("&quot;")
+                    case UInt8(ascii: "'"): appendStatic("&apos;")
+                    case UInt8(ascii: "\n"): appendStatic("&#10;")
+                    case UInt8(ascii: "\t"): appendStatic("&#9;")
+                    case 0xEF:
+                        // U+FFFE and U+FFFF are EF BF BE and EF BF BF; other EF sequences pass.
+                        if index + 1 < count && source[index] == 0xBF && source[index + 1] >= 0xBE {
+                            appendStatic("\u{FFFD}")
+                            index += 2
+                        } else {
+                            bytes.append(byte)
+                        }
+                    default:
+                        appendStatic("\u{FFFD}")  // a C0 control character
+                    }
+                    runStart = index
                 }
-                index += 1
             }
-            if runStart < count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<count]))
-            }
+        }
+    }
+
+    private mutating func appendStatic(_ string: StaticString) {
+        string.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Bytes that need a look in text: `&`, `<`, `>`, CR, C0 controls but tab and LF, and 0xEF (U+FFFE/U+FFFF).
+    private static let textBytes: [UInt8] = (0...255).map { byte in
+        switch byte {
+        case 0x09, 0x0A: 0
+        case 0x00..<0x20, 0x26, 0x3C, 0x3E, 0xEF: 1
+        default: 0
+        }
+    }
+
+    /// Bytes that need a look in attribute values: those of text, plus `"`, `'`, tab and LF.
+    private static let attributeBytes: [UInt8] = (0...255).map { byte in
+        switch byte {
+        case 0x00..<0x20, 0x22, 0x26, 0x27, 0x3C, 0x3E, 0xEF: 1
+        default: 0
         }
     }
 }

@@ -99,7 +99,7 @@ public struct FeedRouter: Sendable {
     /// What `/healthz` shows of an error: the HTTP status and Graph's error code when the message gives them
     /// (`HTTP 503 ServiceUnavailable`), else `refresh failed`; never the message itself, which may name a
     /// calendar or a mailbox (serve's log has it whole).
-    static func healthSummary(_ message: String) -> String {
+    public static func healthSummary(_ message: String) -> String {
         guard let match = message.firstMatch(of: /HTTP ([1-5][0-9][0-9])( [A-Za-z][A-Za-z0-9_]{0,63})?/) else {
             return "refresh failed"
         }

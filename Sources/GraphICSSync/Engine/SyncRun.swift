@@ -82,17 +82,17 @@ public struct SyncRun {
             report.unsentLocalChanges = pushPlan.fileNames.subtracting(resolutions.keys).count
         }
         if options.dryRun {
-            report.items = planned(pullPlan, pushPlan, conflicts, resolutions)
+            report.items = try planned(pullPlan, pushPlan, conflicts, resolutions)
         } else {
             report.items = try apply(pullPlan, conflicts, resolutions, settled: held)
-            // A held item is reported once per local change; after that the summary counts it.
-            let quiet = report.items.filter { item in
-                if case .held = item.outcome { held.contains(item.fileName) } else { false }
-            }
-            report.heldBefore = quiet.count
-            report.items.removeAll { item in quiet.contains(item) }
-            try writeMetadata(round: report.round)
         }
+        // A held item is reported once per local change; after that the summary counts it (a dry run alike).
+        let quiet = report.items.filter { item in
+            if case .held = item.outcome { held.contains(item.fileName) } else { false }
+        }
+        report.heldBefore = quiet.count
+        report.items.removeAll { item in quiet.contains(item) }
+        if !options.dryRun { try writeMetadata(round: report.round) }
         return report
     }
 
@@ -213,10 +213,13 @@ public struct SyncRun {
     }
 
     /// A dry run's report: what the pull and the push would do, and the conflicts.
+    /// What the run would report, changing nothing: the pull's plan, the conflicts, and each push action
+    /// decided as the run decides it (``SyncPush/preview(_:overriding:)``, reading Graph's event), so a file
+    /// the run would hold, refuse or find in conflict is not reported as `would push`.
     private func planned(
         _ pullPlan: PullPlan?, _ pushPlan: PushPlan, _ conflicts: [SyncConflict],
         _ resolutions: [String: SyncReport.Resolution]
-    ) -> [SyncReport.Item] {
+    ) throws -> [SyncReport.Item] {
         let conflicting = Set(resolutions.keys)
         var items =
             pullPlan.map {
@@ -224,21 +227,43 @@ public struct SyncRun {
                     $0.items, outside: $0.outsideWindow, unconfirmed: $0.unconfirmed, plan: $0, leaving: conflicting,
                     folder: folder)
             } ?? []
-        items += conflicts.map {
-            SyncReport.Item(
-                fileName: $0.fileName, uid: $0.uid, subject: $0.subject,
-                outcome: .conflict(resolutions[$0.fileName] ?? .skip, kept: nil, reason: nil, mails: $0.attendeesMailed)
-            )
+        guard options.direction.pushes else {
+            return items + conflicts.map { conflictItem($0, resolutions) }
         }
-        if options.direction.pushes {
-            items += pushPlan.problems.map(SyncReport.Item.init)
-            items += pushPlan.actions.filter { !conflicting.contains($0.fileName) }.map {
-                SyncReport.Item(
-                    fileName: $0.fileName, uid: $0.uid, subject: $0.subject,
-                    outcome: .pushed(SyncReport.Change($0.kind)))
+        let push = self.push
+        var previews: [String: PushedItem] = [:]
+        for action in pushPlan.actions {
+            // Outlook's side won, or nobody: the run sends nothing. The local side won (now, or settled before and
+            // held since): sent over Graph's change, as the run does.
+            let resolution = resolutions[action.fileName]
+            guard resolution == nil || resolution == .local else { continue }
+            previews[action.fileName] = try push.preview(action, overriding: resolution == .local)
+        }
+        // A conflict the local side would win is reported as the push would report it when that is not a send.
+        for conflict in conflicts {
+            if resolutions[conflict.fileName] == .local, let preview = previews[conflict.fileName],
+                !Self.succeeded(preview)
+            {
+                continue
             }
+            items.append(conflictItem(conflict, resolutions))
         }
+        let reported = Set(conflicts.map(\.fileName))
+        items += pushPlan.problems.map(SyncReport.Item.init)
+        items += pushPlan.actions.compactMap { previews[$0.fileName] }.filter {
+            !(reported.contains($0.fileName) && Self.succeeded($0))
+        }.map(SyncReport.Item.init)
         return items
+    }
+
+    /// A conflict's line in a dry run.
+    private func conflictItem(_ conflict: SyncConflict, _ resolutions: [String: SyncReport.Resolution])
+        -> SyncReport.Item
+    {
+        SyncReport.Item(
+            fileName: conflict.fileName, uid: conflict.uid, subject: conflict.subject,
+            outcome: .conflict(
+                resolutions[conflict.fileName] ?? .skip, kept: nil, reason: nil, mails: conflict.attendeesMailed))
     }
 
     // MARK: Housekeeping

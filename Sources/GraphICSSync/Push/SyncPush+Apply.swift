@@ -25,6 +25,47 @@ extension SyncPush {
         return report
     }
 
+    /// What ``apply(_:skipping:overriding:)`` would report for `action`, decided by the same checks
+    /// (``createRefusal(_:)``, ``updateStep(_:overriding:)``, ``deleteStep(_:overriding:)``) from the folder and
+    /// Graph's event, read only: a `--dry-run` says `held`, `refused` or `conflict` where the run would.
+    /// Nil where the run reports nothing (a record without a Graph event whose file is gone). A create is
+    /// not looked up in Graph (an event a killed run made is adopted by the run): `pushed new`.
+    ///
+    /// - Throws: what would stop the run (Graph refusing the sign-in or unavailable).
+    public func preview(_ action: PushAction, overriding: Bool = false) throws -> PushedItem? {
+        var item = problem(action, .pushed(.new))
+        do {
+            switch action.kind {
+            case .create:
+                guard let event = action.event else {
+                    item.outcome = .failed(reason: "the file was not read", requestID: nil)
+                    break
+                }
+                if let refusal = Self.createRefusal(event) { item.outcome = .refused(reason: refusal) }
+            case .update:
+                switch try updateStep(action, overriding: overriding) {
+                case .outcome(let outcome): item.outcome = outcome
+                case .recreate: item.outcome = .pushed(.new)
+                case .send(let send): item.outcome = send.outcome
+                }
+            case .delete:
+                guard action.graphID != nil else { return nil }
+                switch try deleteStep(action, overriding: overriding) {
+                case .gone: item.outcome = .pushed(.deleted)
+                case .send(let graph, _):
+                    item.outcome = .pushed(.deleted)
+                    item.subject = item.subject ?? graph.subject
+                case .outcome(let outcome, let subject):
+                    item.outcome = outcome
+                    item.subject = item.subject ?? subject
+                }
+            }
+        } catch {
+            item.outcome = try Self.itemOutcome(error)
+        }
+        return item
+    }
+
     /// Applies one action; nil for a record without a Graph event whose file is gone (forgotten, nothing to
     /// report). `owners` are the recorded Graph ids and their files.
     private func apply(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem? {

@@ -83,26 +83,58 @@ extension SyncPush {
 
     // MARK: Update
 
-    /// Changes the event of a changed file: the checks (change key, meeting), the PATCH with `If-Match`, a
-    /// series' occurrences, the record.
-    func update(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem.Outcome {
+    /// What the update of a changed file comes to, decided from Graph's event before anything is written:
+    /// ``update(_:overriding:owners:)`` acts on it and a dry run (``preview(_:overriding:)``) reports it, so
+    /// both decide alike.
+    enum UpdateStep {
+        /// Nothing is sent: a conflict, a refusal, a held meeting, a file that was not read.
+        case outcome(PushedItem.Outcome)
+        /// Deleted in Outlook, and the local version won: the event is made again.
+        case recreate
+        /// Sent (or, when nothing Graph holds changed, only recorded).
+        case send(UpdateSend)
+    }
+
+    /// What an update sends, read from Graph's event and the file.
+    struct UpdateSend {
+        var graph: GraphItemState
+        /// Only what changed against Graph's event; nil when nothing did or when it could not be read (`whole`).
+        var change: EventChange?
+        /// The whole payload is sent: the change against Graph's event could not be read.
+        var whole: Bool
+        /// Graph already holds this very file (a run killed before recording its own change).
+        var landed: Bool
+        var isSeries: Bool
+        /// A series whose occurrences are applied again, whatever its master's change.
+        var appliesOccurrences: Bool
+
+        /// Whether a PATCH goes out; otherwise the file's new hash is only recorded.
+        var sends: Bool { !landed && (whole || change != nil || appliesOccurrences) }
+        /// What the report says once it is done.
+        var outcome: PushedItem.Outcome { sends || landed ? .pushed(.changed) : .recorded }
+    }
+
+    /// The checks of an update (change key, meeting, online meeting's body, a series made single), reading
+    /// Graph only.
+    func updateStep(_ action: PushAction, overriding: Bool) throws -> UpdateStep {
         guard let event = action.event, let file = action.file, let recorded = action.record,
             let id = recorded.graphID
-        else { return .failed(reason: "the file was not read", requestID: nil) }
+        else { return .outcome(.failed(reason: "the file was not read", requestID: nil)) }
         guard let graph = try current(id) else {
             // Deleted in Outlook: a conflict, unless the local version won it, which makes the event again.
             guard overriding else {
-                return .conflict(reason: "deleted in Outlook since the last sync, and changed here")
+                return .outcome(.conflict(reason: "deleted in Outlook since the last sync, and changed here"))
             }
-            owners[id] = nil
-            return try create(action, owners: &owners).0
+            return .recreate
         }
         var landed = false
         if !overriding, graph.changeKey != recorded.changeKey {
             // Graph's change key moved: changed in Outlook, unless it is this file's own change, sent by a run
             // killed before it could record it.
             landed = try holdsFile(id, file.sha256)
-            guard landed else { return .conflict(reason: "changed in Outlook since the last sync, and changed here") }
+            guard landed else {
+                return .outcome(.conflict(reason: "changed in Outlook since the last sync, and changed here"))
+            }
         }
         let isSeries = event.payload.recurrence != nil
         // Only what changed against Graph's event (``EventChange``); the whole payload when that cannot be
@@ -117,7 +149,7 @@ extension SyncPush {
         }
         if graph.standing.isOnlineMeeting {
             if change?.fields.contains("body") == true {
-                return .refused(reason: Self.onlineMeetingBodyRefusal)
+                return .outcome(.refused(reason: Self.onlineMeetingBodyRefusal))
             }
             change = change?.keepingGraphsBody()
         }
@@ -127,27 +159,48 @@ extension SyncPush {
         let mailing: MailingRule.Change =
             whole || appliesOccurrences
             ? .update : .patch((change?.fields ?? []).union(["singleValueExtendedProperties"]))
-        if graph.mails(mailing), !settings.notifiesAttendees { return .held(attendees: graph.attendees) }
+        if graph.mails(mailing), !settings.notifiesAttendees { return .outcome(.held(attendees: graph.attendees)) }
         if graph.type == "seriesMaster", !isSeries {
-            return .refused(
-                reason: "Graph holds a series and the file now holds a single event (no RRULE); Graph cannot make a "
-                    + "series single: delete the file and save the event as a new one")
+            return .outcome(
+                .refused(
+                    reason: "Graph holds a series and the file now holds a single event (no RRULE); Graph cannot make "
+                        + "a series single: delete the file and save the event as a new one"))
         }
+        return .send(
+            UpdateSend(
+                graph: graph, change: change, whole: whole, landed: landed, isSeries: isSeries,
+                appliesOccurrences: appliesOccurrences))
+    }
+
+    /// Changes the event of a changed file: the checks (``updateStep(_:overriding:)``), the PATCH with
+    /// `If-Match`, a series' occurrences, the record.
+    func update(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem.Outcome {
+        let step: UpdateSend
+        switch try updateStep(action, overriding: overriding) {
+        case .outcome(let outcome): return outcome
+        case .recreate:
+            if let id = action.record?.graphID { owners[id] = nil }
+            return try create(action, owners: &owners).0
+        case .send(let send): step = send
+        }
+        guard let event = action.event, let file = action.file, let recorded = action.record,
+            let id = recorded.graphID
+        else { return .failed(reason: "the file was not read", requestID: nil) }
+        let graph = step.graph
         var changeKey = graph.changeKey
         // Nothing Graph holds changed: nothing is sent, and the file's new hash is recorded below; unless the
         // series' occurrences are applied again, which moves the master's change key: then the file's hash goes
         // first, so that a run killed before recording finds its own change (``holdsFile(_:_:)``).
-        let sends = !landed && (whole || change != nil || appliesOccurrences)
-        if sends {
+        if step.sends {
             try beforeWriting?(action)
             // Every PATCH carries the file's hash (kill safety: ``holdsFile(_:_:)``) and the import's identity.
             let properties =
                 (event.updatePayload.singleValueExtendedProperties ?? [])
                 + [GraphSingleValueExtendedProperty(id: Self.filePropertyID, value: Self.fileValue(file.sha256))]
             let body: Data
-            if let change {
+            if let change = step.change {
                 body = try change.payload(adding: properties)
-            } else if !whole {
+            } else if !step.whole {
                 var onlyProperties = GraphEvent()
                 onlyProperties.singleValueExtendedProperties = properties
                 body = try onlyProperties.jsonPayload()
@@ -161,8 +214,8 @@ extension SyncPush {
             let answer = try client.updateEvent(id: id, patch: body, ifMatch: etag)
             changeKey = try GraphItemState(answer, operation: "updating event \(id)").changeKey
         }
-        if isSeries {
-            if !event.followUps.isEmpty {
+        if step.isSeries {
+            if step.appliesOccurrences {
                 let item = ImportItem(file: path(action.fileName), event: event)
                 let result = try EventImporter(client: client).finishSeries(
                     of: item, seriesID: id, attendees: graph.attendees)
@@ -174,8 +227,9 @@ extension SyncPush {
             changeKey = try current(id)?.changeKey ?? changeKey
         }
         try record(
-            action, graphID: id, changeKey: changeKey, occurrences: try occurrences(ofSeries: id, isSeries: isSeries))
-        return sends || landed ? .pushed(.changed) : .recorded
+            action, graphID: id, changeKey: changeKey,
+            occurrences: try occurrences(ofSeries: id, isSeries: step.isSeries))
+        return step.outcome
     }
 
     /// Why a changed DESCRIPTION of an online meeting is not sent (api/event-update.md, "Notes for updating
@@ -186,25 +240,49 @@ extension SyncPush {
 
     // MARK: Delete
 
-    /// Deletes the event of a deleted file: the same checks, then DELETE with `If-Match`; an event already
-    /// gone just drops the record.
-    /// Returns the outcome and the event's subject as Graph has it (the file is gone: the report names it so).
-    func delete(_ action: PushAction, overriding: Bool) throws -> (PushedItem.Outcome, String?) {
+    /// What the deletion of a deleted file's event comes to, decided from Graph's event before anything is
+    /// written: ``delete(_:overriding:)`` acts on it and a dry run (``preview(_:overriding:)``) reports it.
+    enum DeleteStep {
+        /// Gone from Graph already: only the record goes.
+        case gone
+        /// Nothing is deleted: a conflict or a held meeting; with the event's subject as Graph has it.
+        case outcome(PushedItem.Outcome, subject: String?)
+        /// Deleted with `If-Match`.
+        case send(GraphItemState, id: String)
+    }
+
+    /// The checks of a deletion (change key, meeting), reading Graph only.
+    func deleteStep(_ action: PushAction, overriding: Bool) throws -> DeleteStep {
         guard let record = action.record, let id = record.graphID else {
-            return (.failed(reason: "the item has no Graph event", requestID: nil), nil)
+            return .outcome(.failed(reason: "the item has no Graph event", requestID: nil), subject: nil)
         }
-        guard let graph = try current(id) else {
-            try forget(action)
-            return (.pushed(.deleted), nil)
-        }
+        guard let graph = try current(id) else { return .gone }
         if !overriding, graph.changeKey != record.changeKey {
-            return (.conflict(reason: "changed in Outlook since the last sync, and deleted here"), graph.subject)
+            return .outcome(
+                .conflict(reason: "changed in Outlook since the last sync, and deleted here"), subject: graph.subject)
         }
         if graph.mails(.delete), !settings.notifiesAttendees {
-            return (.held(attendees: graph.attendees), graph.subject)
+            return .outcome(.held(attendees: graph.attendees), subject: graph.subject)
+        }
+        return .send(graph, id: id)
+    }
+
+    /// Deletes the event of a deleted file: the checks (``deleteStep(_:overriding:)``), then DELETE with
+    /// `If-Match`; an event already gone just drops the record.
+    /// Returns the outcome and the event's subject as Graph has it (the file is gone: the report names it so).
+    func delete(_ action: PushAction, overriding: Bool) throws -> (PushedItem.Outcome, String?) {
+        let graph: GraphItemState
+        let id: String
+        switch try deleteStep(action, overriding: overriding) {
+        case .gone:
+            try forget(action)
+            return (.pushed(.deleted), nil)
+        case .outcome(let outcome, let subject): return (outcome, subject)
+        case .send(let state, let eventID): (graph, id) = (state, eventID)
         }
         try beforeWriting?(action)
-        let etag = overriding ? graph.etag ?? "*" : GraphItemState.etag(forChangeKey: record.changeKey ?? "")
+        let etag =
+            overriding ? graph.etag ?? "*" : GraphItemState.etag(forChangeKey: action.record?.changeKey ?? "")
         do {
             try client.deleteEvent(id: id, ifMatch: etag)
         } catch let error as GraphError where error.kind == .notFound {

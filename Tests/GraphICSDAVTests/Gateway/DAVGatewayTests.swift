@@ -1,6 +1,7 @@
 import Foundation
 import GraphICS
 import GraphICSServe
+import GraphStandIn
 import Testing
 
 @testable import GraphICSDAV
@@ -166,6 +167,10 @@ import Testing
         #expect(read.status == 200)
         #expect(Self.text(read).contains("UID:client-uid-1"))
         let etag = try #require(read.headers.first { $0.name == "ETag" }?.value)
+        // Later rounds render it as the PUT did: the ETag a client learnt stays (else it sees a conflict).
+        try fixture.standIn.changeEvent(id: try #require(fixture.standIn.events().first?["id"] as? String), [:])
+        _ = fixture.request("PROPFIND", fixture.calendarPath, headers: [("Depth", "1")])
+        #expect(fixture.request("GET", path).headers.first { $0.name == "ETag" }?.value == etag)
         let stale = fixture.request(
             "PUT", path, body: Self.event(uid: "client-uid-1", start: fixture.stamp(5, 14), summary: "x"),
             headers: [("If-Match", "\"0000000000000000\"")])
@@ -194,6 +199,13 @@ import Testing
         #expect(patches.count == 1 && patches.first?.method == "PATCH")
         let fields = (patches.first?.jsonBody as? [String: Any]).map { Set($0.keys) } ?? []
         #expect(fields == ["subject"])
+        // A second edit right after: the baseline is the event as the first edit left it.
+        let third = try #require(fixture.request("GET", path).headers.first { $0.name == "ETag" }?.value)
+        let room3 = Self.event(
+            uid: "client-uid-1", start: fixture.stamp(5, 14), summary: "Planning (room 3)",
+            extra: "X-MOZ-LASTACK:20261201T100000Z\r\n")
+        let secondEdit = fixture.request("PUT", path, body: room3, headers: [("If-Match", third)])
+        #expect(secondEdit.status == 204, "\(Self.text(secondEdit))")
 
         // Listed under the client's name, with the client's UID, and deleted from Outlook with DELETE.
         let listing = fixture.request("PROPFIND", fixture.calendarPath, body: "", headers: [("Depth", "1")])
@@ -253,6 +265,36 @@ import Testing
             headers: [("Depth", "0")])
         #expect(hostile.status == 400)
         #expect(!Self.text(hostile).contains("root:"))
+    }
+
+    @Test("Graph failing: reads answer from what was served, writes get 503 with Retry-After, /healthz is degraded")
+    func graphDown() throws {
+        let fixture = try DAVGatewayFixture()
+        try fixture.addSingle("Dentist", day: 3, id: "dentist")
+        let healthz = HTTPServerResponse(
+            status: 200, headers: [("Content-Type", "application/json")],
+            body: HTTPBody(Data(#"{"feeds":[],"status":"ok"}"#.utf8)))
+        let listing = fixture.request("PROPFIND", fixture.calendarPath, headers: [("Depth", "1")])
+        #expect(try Self.responses(listing).count == 2)
+        let healthy = try JSONSerialization.jsonObject(with: fixture.gateway.addingHealth(to: healthz).body.data)
+        #expect((healthy as? [String: Any])?["status"] as? String == "ok")
+        #expect(((healthy as? [String: Any])?["caldav"] as? [Any])?.count == 1)
+
+        let unavailable = LoopbackHTTPServer.Response(
+            status: 503, headers: [("Content-Type", "application/json"), ("Retry-After", "0")],
+            body: Data(#"{"error":{"code":"ServiceUnavailable","message":"down"}}"#.utf8))
+        fixture.standIn.injectFault(.respond(unavailable), forPathContaining: "/", times: 1000)
+        let stale = fixture.request("PROPFIND", fixture.calendarPath, headers: [("Depth", "1")])
+        #expect(stale.status == 207)
+        #expect(try Self.responses(stale).count == 2)
+        let put = fixture.request(
+            "PUT", fixture.calendarPath + "new.ics",
+            body: Self.event(uid: "new", start: fixture.stamp(4, 9), summary: "New"))
+        #expect(put.status == 503)
+        #expect(put.headers.contains { $0.name == "Retry-After" })
+        let degraded = try JSONSerialization.jsonObject(with: fixture.gateway.addingHealth(to: healthz).body.data)
+        #expect((degraded as? [String: Any])?["status"] as? String == "degraded")
+        fixture.standIn.clearFaults()
     }
 
     static func text(_ response: HTTPServerResponse) -> String { DAVGatewayFixture.text(response) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GraphICSDAV
@@ -16,6 +17,8 @@ import Testing
         X-MICROSOFT-CDO-BUSYSTATUS:BUSY\r
         X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC\r
         X-MOZ-SNOOZE-TIME:20261207T091000Z\r
+        RELATED-TO;RELTYPE=PARENT:parent-uid\r
+        SUMMARY:kept by Graph\r
         BEGIN:VALARM\r
         ACTION:DISPLAY\r
         TRIGGER:-PT15M\r
@@ -35,13 +38,14 @@ import Testing
 
         """
 
-    @Test("X- properties other than the export's own, and VALARMs after the first, are kept per VEVENT")
+    @Test("X- properties other than the export's own, RELATED-TO, and VALARMs after the first are kept per VEVENT")
     func kept() {
         let kept = DAVKeptProperties(from: Data(Self.put.utf8))
         #expect(
             kept.lines[""] == [
                 "X-MOZ-LASTACK:20261207T085500Z", "X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC",
-                "X-MOZ-SNOOZE-TIME:20261207T091000Z", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT5M", "X-MOZ-X:1",
+                "X-MOZ-SNOOZE-TIME:20261207T091000Z", "RELATED-TO;RELTYPE=PARENT:parent-uid", "BEGIN:VALARM",
+                "ACTION:DISPLAY", "TRIGGER:-PT5M", "X-MOZ-X:1",
                 "END:VALARM",
             ])
         #expect(kept.lines["20261214T090000Z"] == ["X-MOZ-LASTACK:20261214T085500Z"])
@@ -125,5 +129,25 @@ import Testing
                 + "END:VEVENT\r\n").utf8)
         #expect(DAVCalendar.answer(of: "ada@contoso.example", in: body) == .decline)
         #expect(DAVCalendar.answer(of: "bob@contoso.example", in: body) == nil)
+    }
+}
+
+/// The gateway's log of failures that repeat.
+@Suite struct DAVGatewayLogTests {
+    @Test("The same failure (whatever Graph's request id) is logged once an hour; another at once")
+    func onceAnHour() throws {
+        let lines = Locked<[String]>([])
+        let gateway = DAVGateway(
+            authenticator: DAVAuthenticator(store: DAVLoginStore(path: "/nonexistent/dav.json")),
+            accounts: DAVAccounts(stateDirectory: "/nonexistent", log: { _ in }) { _ in
+                DAVAccounts.Session(client: nil, mailbox: nil, problem: "none")
+            }, log: { line in lines.mutate { $0.append(line) } })
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        gateway.logOnceAnHour("failed: HTTP 401 [request-id a]", now: start)
+        gateway.logOnceAnHour("failed: HTTP 401 [request-id b]", now: start.addingTimeInterval(600))
+        gateway.logOnceAnHour("failed: HTTP 503", now: start.addingTimeInterval(700))
+        gateway.logOnceAnHour("failed: HTTP 401 [request-id c]", now: start.addingTimeInterval(3601))
+        #expect(
+            lines.value == ["failed: HTTP 401 [request-id a]", "failed: HTTP 503", "failed: HTTP 401 [request-id c]"])
     }
 }

@@ -78,7 +78,8 @@ import Testing
 
     @Test(arguments: [
         "Basic", "Basic ", "Basic !!!!", "Basic " + Data("phone".utf8).base64EncodedString(),
-        "Basic " + Data(":x".utf8).base64EncodedString(), "Basic " + Data([0xFF, 0xFE, 0x3A, 0x41]).base64EncodedString(),
+        "Basic " + Data(":x".utf8).base64EncodedString(),
+        "Basic " + Data([0xFF, 0xFE, 0x3A, 0x41]).base64EncodedString(),
         "Basic " + String(repeating: "QUFB", count: 400),
     ])
     func malformedBasicCredentialsAreRefused(field: String) {

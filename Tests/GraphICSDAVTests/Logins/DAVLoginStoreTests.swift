@@ -26,7 +26,8 @@ import Testing
     }
 
     @Test func theFileIsConfigDavJSON() {
-        #expect(DAVLoginStore.path(configDirectory: "/home/a/.config/graph-ics") == "/home/a/.config/graph-ics/dav.json")
+        #expect(
+            DAVLoginStore.path(configDirectory: "/home/a/.config/graph-ics") == "/home/a/.config/graph-ics/dav.json")
     }
 
     @Test func noFileIsNoLogins() throws {
@@ -38,9 +39,10 @@ import Testing
         let previous = umask(0o022)
         defer { umask(previous) }
         try store.save(logins)
-        #expect(try store.load() == logins)
+        // Before any load, which would make a file open to others private.
         #expect(try mode(store.path) == 0o600)
         #expect(try mode(folder.file("config")) == 0o700)
+        #expect(try store.load() == logins)
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
         #expect(!text.contains("SECRETPHONE"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -61,7 +63,11 @@ import Testing
         #expect(count == 1)
         #expect(try FileManager.default.attributesOfItem(atPath: store.path)[.systemFileNumber] as? Int == before)
         struct Refused: Error {}
-        #expect(throws: Refused.self) { try store.update { logins in logins.removeAll(); throw Refused() } }
+        #expect(throws: Refused.self) {
+            try store.update { logins in
+                logins.removeAll(); throw Refused()
+            }
+        }
         #expect(try store.load().map(\.user) == ["phone"])
     }
 

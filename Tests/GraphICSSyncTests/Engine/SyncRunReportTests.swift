@@ -139,6 +139,10 @@ import Testing
         try fixture.push.edit(
             "uid-call.ics", replacing: "DESCRIPTION:", with: "DESCRIPTION:Agenda: the release", after: "SUMMARY:")
         let before = fixture.standIn.operations.filter { $0.method == "PATCH" }.count
+        let dry = try fixture.run { $0.dryRun = true }
+        #expect(
+            EngineFixture.outcomes(dry)["uid-call.ics"] == .refused(reason: SyncPush.onlineMeetingBodyRefusal),
+            "a dry run decides as the run: \(dry.items)")
         let report = try fixture.run()
         #expect(
             EngineFixture.outcomes(report)["uid-call.ics"] == .refused(reason: SyncPush.onlineMeetingBodyRefusal),
