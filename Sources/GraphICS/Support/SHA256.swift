@@ -37,7 +37,14 @@ public struct SHA256: Sendable {
 
     /// The digest of `bytes` as 64 lowercase hexadecimal digits.
     public static func hexDigest<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        hash(bytes).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in hash(bytes) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Adds `bytes` to the message.

@@ -20,6 +20,7 @@ public struct DAVCalendarInfo: Sendable, Equatable {
         self.color = color
         self.canEdit = canEdit
         self.isDefault = isDefault
+        key = String(SHA256.hexDigest(id.utf8).prefix(16))
     }
 
     public init(_ calendar: GraphCalendar) {
@@ -31,7 +32,7 @@ public struct DAVCalendarInfo: Sendable, Equatable {
 
     /// The collection's path segment: 16 hex of the SHA-256 of the calendar's id (never its display name,
     /// which the user can change).
-    public var key: String { String(SHA256.hexDigest(id.utf8).prefix(16)) }
+    public let key: String
 
     var mirrorCalendar: MirrorCalendar { isDefault ? .primary : .other(id: id) }
 }

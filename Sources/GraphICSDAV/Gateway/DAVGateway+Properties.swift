@@ -221,10 +221,11 @@ extension DAVGateway {
                     minimal: minimal))
             if depth == "1" {
                 responses.reserveCapacity(snapshot.items.count + 1)
+                let prefix = calendarHref(login, calendar)
                 for item in snapshot.items {
                     responses.append(
                         response(
-                            objectHref(login, calendar, item.name), .object(calendar, item), selection, login: login,
+                            prefix + Self.encode(item.name), .object(calendar, item), selection, login: login,
                             minimal: minimal))
                 }
             }

@@ -83,10 +83,10 @@ extension DAVGateway {
                 }
             }
             let matching = items.filter { DAVFilter.matches(filter, $0) }
+            let prefix = calendarHref(login, calendar)
             let responses = matching.map {
                 response(
-                    objectHref(login, calendar, $0.name), .object(calendar, $0), properties, login: login,
-                    minimal: minimal)
+                    prefix + Self.encode($0.name), .object(calendar, $0), properties, login: login, minimal: minimal)
             }
             return multistatus(DAVMultistatus(responses: responses))
         case .syncCollection(let token, _, let limit, let properties):
@@ -103,15 +103,16 @@ extension DAVGateway {
                 since = parsed.sequence
             }
             var responses: [DAVResponse] = []
+            let prefix = calendarHref(login, calendar)
             for item in snapshot.items where item.sequence > since {
                 responses.append(
                     response(
-                        objectHref(login, calendar, item.name), .object(calendar, item), properties, login: login,
+                        prefix + Self.encode(item.name), .object(calendar, item), properties, login: login,
                         minimal: minimal))
             }
             if since > 0 {
                 for (name, sequence) in snapshot.removed.sorted(by: { $0.key < $1.key }) where sequence > since {
-                    responses.append(DAVResponse(href: objectHref(login, calendar, name), status: 404))
+                    responses.append(DAVResponse(href: prefix + Self.encode(name), status: 404))
                 }
             }
             if let limit, limit >= 0, responses.count > limit {

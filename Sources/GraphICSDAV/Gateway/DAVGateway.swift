@@ -279,10 +279,21 @@ public final class DAVGateway: Sendable {
 
     /// A path segment percent-encoded (RFC 3986 unreserved characters and `@` kept).
     static func encode(_ segment: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(
-            CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
-        allowed.insert(charactersIn: "-._~@")
-        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
+        // Worked out on the bytes: this runs for every item of a listing.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(segment.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in segment.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "@"):
+                bytes.append(byte)
+            default:
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: Answers
