@@ -63,6 +63,26 @@ import Testing
         #expect(serve.waitForExit() == 0)
     }
 
+    @Test func aBodyOverOneMiBIs413TenFailedLoginsAMinuteAre429AndSIGINTEndsServeWith0() throws {
+        let secret = try password(["add", "ada"])
+        let serve = try ServeProcess(["--listen", "127.0.0.1:0"], environment: environment, in: account.folder)
+        try serve.waitForLine("CalDAV at ")
+        let large = try RawConnection(port: serve.port)
+        let body = String(repeating: "x", count: (1 << 20) + 1)
+        try large.send(
+            RawConnection.head(
+                method: "PUT", path: "/dav/ada/x/y.ics",
+                headers: [Self.basic("ada", secret), ("Content-Length", String(body.utf8.count))]) + body)
+        #expect(try large.readResponse().status == 413)
+        for _ in 0..<10 {
+            #expect(try propfind(serve, Self.basic("ada", "WRONGPASSWORD234567ABCDEFG")).status == 401)
+        }
+        // The eleventh try within the minute is refused whatever the password.
+        #expect(try propfind(serve, Self.basic("ada", secret)).status == 429)
+        serve.signal(SIGINT)
+        #expect(serve.waitForExit() == 0)
+    }
+
     @Test func withALoginServeRefusesToListenOffLoopbackWithoutTLS() throws {
         _ = try password(["add", "ada"])
         let refused = try account.run(["serve", "--listen", "0.0.0.0:0"], environment: environment, timeout: 30)
