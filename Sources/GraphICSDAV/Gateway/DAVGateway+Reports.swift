@@ -56,7 +56,7 @@ extension DAVGateway {
             responses.reserveCapacity(hrefs.count)
             for href in hrefs {
                 let path = Self.path(of: href)
-                guard path.hasPrefix(prefix), let name = String(path.dropFirst(prefix.count)).removingPercentEncoding,
+                guard path.hasPrefix(prefix), let name = Self.decode(path.dropFirst(prefix.count)),
                     let item = snapshot.item(named: name)
                 else {
                     responses.append(DAVResponse(href: href, status: 404))

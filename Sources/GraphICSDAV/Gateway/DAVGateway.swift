@@ -68,7 +68,7 @@ public final class DAVGateway: Sendable {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).dropFirst()
         var segments: [String] = []
         for part in parts {
-            guard let decoded = String(part).removingPercentEncoding, !decoded.isEmpty, decoded != ".",
+            guard let decoded = decode(part), !decoded.isEmpty, decoded != ".",
                 decoded != "..", !decoded.contains("/")
             else { return nil }
             segments.append(decoded)
@@ -275,6 +275,33 @@ public final class DAVGateway: Sendable {
 
     func objectHref(_ login: DAVLogin, _ calendar: DAVCalendar, _ name: String) -> String {
         calendarHref(login, calendar) + Self.encode(name)
+    }
+
+    /// A percent-encoded path segment decoded on its bytes (this runs for every href of a multiget); nil
+    /// when an escape is malformed or the bytes are not UTF-8.
+    static func decode<Text: StringProtocol>(_ segment: Text) -> String? {
+        guard segment.utf8.contains(UInt8(ascii: "%")) else { return String(segment) }
+        func digit(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        var input = Array(segment.utf8)[...]
+        while let byte = input.popFirst() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = input.popFirst().flatMap(digit), let low = input.popFirst().flatMap(digit) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     /// A path segment percent-encoded (RFC 3986 unreserved characters and `@` kept).
