@@ -28,6 +28,9 @@ public struct ImportResult: Sendable, Equatable {
     public var action: Action
     /// The id of the Graph event created, updated, cancelled or found.
     public var eventID: String?
+    /// For a create that is done when Graph answers it (no series to finish): the change key of Graph's
+    /// answer, the event as created (sync records it without reading the event again).
+    public var changeKey: String?
     /// For a failure: one sentence, with Graph's request-id when Graph answered.
     public var error: String?
     /// For a skip: why (`already imported`).

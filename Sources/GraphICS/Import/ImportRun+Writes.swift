@@ -126,6 +126,7 @@ extension ImportRun {
         reportedEarly.merge(early.reported) { _, new in new }
         // Per event: the id it got or was found with, and the first failure.
         var outcomes: [Int: (id: String?, failure: String?)] = [:]
+        var changeKeys: [Int: String] = [:]
         var order: [Int] = []
         for ((index, write), answer) in zip(writes, answers) {
             if outcomes[index] == nil {
@@ -140,6 +141,7 @@ extension ImportRun {
                     let id = object["id"] as? String
                 {
                     outcome.id = id
+                    changeKeys[index] = object["changeKey"] as? String
                     createdByKey[keys[index], default: []].append((index, id))
                 } else if Self.isDuplicateTransaction(answer), !versionedCreates.contains(index) {
                     refusedCreates.append(index)
@@ -172,7 +174,8 @@ extension ImportRun {
             }
             switch kind {
             case .create?:
-                settleSeries(index, action: .created, id: outcome.id, mode: .created)
+                settleSeries(
+                    index, action: .created, id: outcome.id, mode: .created, changeKey: changeKeys[index])
             case .update(let target)?:
                 settleSeries(index, action: .updated, id: outcome.id, mode: .updated, attendees: target.attendees)
             case .cancel?, nil:
@@ -217,12 +220,17 @@ extension ImportRun {
         try settle(changes.requests, changes.writes)
     }
 
+    /// Finishes the event `index` at once, or, for a series with EXDATEs or overrides to apply, provisionally
+    /// until ``finishSeries()`` has applied them; `changeKey` (Graph's answer to a create) goes into the result
+    /// only when it is final: applying a series' steps moves it.
     private func settleSeries(
-        _ index: Int, action: ImportResult.Action, id: String?, mode: SeriesTask.Mode, attendees: Int = 0
+        _ index: Int, action: ImportResult.Action, id: String?, mode: SeriesTask.Mode, attendees: Int = 0,
+        changeKey: String? = nil
     ) {
-        let done = result(index, action, eventID: id)
+        var done = result(index, action, eventID: id)
         let steps = events[index].followUps
         guard let id, !steps.isEmpty, events[index].payload.recurrence != nil else {
+            done.changeKey = changeKey
             finish(done, at: index)
             return
         }
@@ -264,6 +272,7 @@ final class EarlyCreates: @unchecked Sendable {
             else { continue }
             var result = base
             result.eventID = id
+            result.changeKey = object["changeKey"] as? String
             done[index] = result
             onResult(result)
         }

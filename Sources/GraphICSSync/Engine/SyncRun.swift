@@ -84,7 +84,7 @@ public struct SyncRun {
         if options.dryRun {
             report.items = try planned(pullPlan, pushPlan, conflicts, resolutions)
         } else {
-            report.items = try apply(pullPlan, conflicts, resolutions, settled: held)
+            report.items = try apply(pullPlan, pushPlan, conflicts, resolutions, settled: held)
         }
         // A held item is reported once per local change; after that the summary counts it (a dry run alike).
         let quiet = report.items.filter { item in
@@ -119,8 +119,8 @@ public struct SyncRun {
     /// Pulls (overwriting the conflicts Graph won, their local text archived first), then plans the push
     /// again and sends it (the conflicts the local side won with Graph's version archived first).
     private func apply(
-        _ pullPlan: PullPlan?, _ conflicts: [SyncConflict], _ resolutions: [String: SyncReport.Resolution],
-        settled: Set<String>
+        _ pullPlan: PullPlan?, _ pushPlan: PushPlan, _ conflicts: [SyncConflict],
+        _ resolutions: [String: SyncReport.Resolution], settled: Set<String>
     ) throws -> [SyncReport.Item] {
         let winners = { (side: SyncReport.Resolution) in Set(resolutions.filter { $0.value == side }.keys) }
         var kept: [String: String] = [:]
@@ -148,7 +148,11 @@ public struct SyncRun {
         var pushed: [PushedItem] = []
         if options.direction.pushes {
             let push = self.push
-            pushed = try push.apply(push.plan(), skipping: winners(.skip), overriding: winners(.local)).items
+            // Planned again from the folder and the records as the pull left them; the files the pull did not
+            // touch are taken from the first plan, not read and mapped twice.
+            pushed = try push.apply(
+                push.plan(reusing: pushPlan), skipping: winners(.skip), overriding: winners(.local)
+            ).items
         }
         let pushedByFile = Dictionary(pushed.map { ($0.fileName, $0) }) { first, _ in first }
         for conflict in conflicts {

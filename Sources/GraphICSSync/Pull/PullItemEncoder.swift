@@ -40,11 +40,13 @@ public struct PullItemEncoder: Sendable {
     public func encode(
         _ events: [Data], master: (id: String, json: Data)?, uid: String? = nil, diagnostics: inout [Diagnostic]
     ) throws -> Encoded? {
+        var options = options
+        options.eventUID = uid
         let stream = try GraphToICS.PageStream(
             options: options, recurrence: .series, range: window.start..<max(window.start, window.end))
-        let occurrences = Self.page(events.map { Self.event($0, uid: uid) })
+        let occurrences = Self.page(events)
         try stream.add(page: occurrences)
-        if let master = master.map({ (id: $0.id, json: Self.event($0.json, uid: uid)) }) {
+        if let master {
             let client = client
             let window = window
             try stream.addSeries(id: master.id, master: master.json) { start, end, onPage in
@@ -59,18 +61,9 @@ public struct PullItemEncoder: Sendable {
         var buffer = ByteBuffer()
         let summary = try stream.finish(into: &buffer)
         diagnostics += summary.diagnostics
-        let shape = Self.events(in: buffer.bytes)
-        guard summary.wroteCalendar, summary.written > 0, let uid = shape.uids.first else { return nil }
-        return Encoded(contents: Data(buffer.bytes), uid: uid, uids: shape.uids, masterCount: shape.masterCount)
-    }
-
-    /// The event's JSON with `iCalUId` set to `uid`; as it is without `uid` (or when it is not an object).
-    static func event(_ json: Data, uid: String?) -> Data {
-        guard let uid, var object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
-            return json
-        }
-        object["iCalUId"] = uid
-        return (try? JSONSerialization.data(withJSONObject: object)) ?? json
+        guard summary.wroteCalendar, summary.written > 0, let uid = summary.uids.first else { return nil }
+        return Encoded(
+            contents: Data(buffer.bytes), uid: uid, uids: summary.uids, masterCount: summary.masterCount)
     }
 
     /// `{"value": [...]}` around the events' JSON.
@@ -82,34 +75,5 @@ public struct PullItemEncoder: Sendable {
         }
         page.append(contentsOf: Array("]}".utf8))
         return page
-    }
-
-    /// The UIDs of an iCalendar text's VEVENTs (once each, in order) and how many VEVENTs have no
-    /// RECURRENCE-ID; properties of components inside a VEVENT (VALARM) are not its own.
-    static func events(in bytes: [UInt8]) -> (uids: [String], masterCount: Int) {
-        var uids: [String] = []
-        var masterCount = 0
-        var components: [[UInt8]] = []
-        var isOverride = false
-        let vevent = Array("VEVENT".utf8)
-        UnfoldedLines.forEach(in: bytes) { line in
-            if UnfoldedLines.line(line, startsWith: "BEGIN:") {
-                components.append(Array(line.dropFirst(6)))
-                isOverride = components.last == vevent ? false : isOverride
-            } else if UnfoldedLines.line(line, startsWith: "END:") {
-                if components.popLast() == vevent, !isOverride { masterCount += 1 }
-            } else if components.last == vevent {
-                if UnfoldedLines.line(line, startsWith: "UID:") {
-                    let uid = String(decoding: line.dropFirst(4), as: UTF8.self)
-                    if !uids.contains(uid) { uids.append(uid) }
-                } else if UnfoldedLines.line(line, startsWith: "RECURRENCE-ID:")
-                    || UnfoldedLines.line(line, startsWith: "RECURRENCE-ID;")
-                {
-                    isOverride = true
-                }
-            }
-            return true
-        }
-        return (uids, masterCount)
     }
 }

@@ -10,6 +10,10 @@ public struct PushPlan: Sendable {
     public var problems: [PushedItem] = []
     /// Warnings and errors from reading the files, each naming the file (and line, where known).
     public var diagnostics: [Diagnostic] = []
+    /// The files read while planning, by name, with what they map to: a later plan of the same run
+    /// (``SyncPush/plan(reusing:)``) takes a file whose stat is unchanged from here instead of reading,
+    /// hashing and mapping it again.
+    var reads: [String: PlannedFile] = [:]
 
     public init() {}
 
@@ -50,4 +54,19 @@ public struct PushAction: Sendable {
     /// For a file renamed here (its UID's record names a file now gone): that record's file name, replaced
     /// by this one when the action is recorded.
     var renamedFrom: String?
+}
+
+/// A changed file as a plan read it: its bytes and hash, and its event or why it has none.
+struct PlannedFile: Sendable {
+    var file: VdirItem
+    var mapping: Mapping
+
+    struct Mapping: Sendable {
+        /// The one event (or series) of the file; nil when it holds none or cannot be pushed (`problem`).
+        var event: PlannedEvent?
+        /// Why the file cannot be pushed (failed or refused); nil for an event, or a file without one (a
+        /// to-do, left alone).
+        var problem: PushedItem?
+        var diagnostics: [Diagnostic] = []
+    }
 }

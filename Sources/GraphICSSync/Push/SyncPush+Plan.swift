@@ -4,7 +4,11 @@ import ICalBridge
 
 extension SyncPush {
     /// Every local change since the last sync, as actions; reads the folder and the state, nothing else.
-    public func plan() throws -> PushPlan {
+    ///
+    /// `earlier`, a plan of the same run made before the pull changed the folder and the records: a file
+    /// whose stat (size, modification time, inode) is still what that plan read is taken from it, bytes,
+    /// hash and mapping, instead of being read and mapped again; a file the pull wrote is a new inode.
+    public func plan(reusing earlier: PushPlan? = nil) throws -> PushPlan {
         let entries = try folder.scan()
         let records = try state.items(of: pairing)
         let present = Set(entries.map(\.name))
@@ -20,9 +24,21 @@ extension SyncPush {
         for entry in entries {
             let record = recorded[entry.name].flatMap { $0.graphID == nil ? nil : $0 }
             if let record, record.matches(entry) { continue }
-            guard let file = read(entry.name, &plan) else { continue }
+            let planned: PlannedFile
+            if let read = earlier?.reads[entry.name], read.file.entry == entry {
+                planned = read
+            } else {
+                guard let file = read(entry.name, &plan) else { continue }
+                // Only touched: neither mapped nor kept for a later plan.
+                if let record, file.sha256 == record.sha256 { continue }
+                planned = PlannedFile(file: file, mapping: map(file))
+            }
+            let (file, mapping) = (planned.file, planned.mapping)
             if let record, file.sha256 == record.sha256 { continue }
-            guard let event = readEvent(file, &plan) else { continue }
+            plan.reads[entry.name] = planned
+            plan.diagnostics += mapping.diagnostics
+            if let problem = mapping.problem { plan.problems.append(problem) }
+            guard let event = mapping.event else { continue }
             let uid = event.sourceUID
             var action = PushAction(
                 fileName: entry.name, uid: uid, subject: event.payload.subject, kind: .create, graphID: nil,
@@ -78,10 +94,10 @@ extension SyncPush {
         }
     }
 
-    /// The one event (or series) of `file` as the import maps it for ``settings``; nil, with the reason in
-    /// `plan`, when it holds no event (left alone, no reason), cannot be read (`failed`) or Graph cannot hold
-    /// it as one event (`refused`).
-    func readEvent(_ file: VdirItem, _ plan: inout PushPlan) -> PlannedEvent? {
+    /// The one event (or series) of `file` as the import maps it for ``settings``; no event, with the reason
+    /// as a problem, when it holds no event (left alone, no problem), cannot be read (`failed`) or Graph
+    /// cannot hold it as one event (`refused`).
+    func map(_ file: VdirItem) -> PlannedFile.Mapping {
         var options = settings.importOptions
         options.strict = true
         options.file = path(file.entry.name)
@@ -90,13 +106,13 @@ extension SyncPush {
         do {
             imported = try ICSToGraph.plan(file.contents, options: options, settings: settings.importSettings)
         } catch {
-            plan.diagnostics.append(Diagnostic(.error, error.message, file: options.file))
-            plan.problems.append(problem(blank, .failed(reason: error.message, requestID: nil)))
-            return nil
+            return PlannedFile.Mapping(
+                problem: problem(blank, .failed(reason: error.message, requestID: nil)),
+                diagnostics: [Diagnostic(.error, error.message, file: options.file)])
         }
         // To-dos and journal entries belong to other tools: not an item of the sync, and no complaint.
-        guard imported.sourceEvents > 0 else { return nil }
-        plan.diagnostics += imported.diagnostics
+        guard imported.sourceEvents > 0 else { return PlannedFile.Mapping() }
+        var mapping = PlannedFile.Mapping(diagnostics: imported.diagnostics)
         let uids = imported.events.map(\.sourceUID)
         var named = blank
         named.uid = uids.first
@@ -104,14 +120,13 @@ extension SyncPush {
         if let error = imported.diagnostics.first(where: { $0.severity == .error }) {
             named.uid = named.uid ?? error.eventID
             named.subject = named.subject ?? error.subject
-            plan.problems.append(problem(named, Self.outcome(of: error)))
-            return nil
+            mapping.problem = problem(named, Self.outcome(of: error))
+        } else if let refusal = Self.shapeRefusal(imported.events) {
+            mapping.problem = problem(named, .refused(reason: refusal))
+        } else {
+            mapping.event = imported.events.first
         }
-        if let refusal = Self.shapeRefusal(imported.events) {
-            plan.problems.append(problem(named, .refused(reason: refusal)))
-            return nil
-        }
-        return imported.events.first
+        return mapping
     }
 
     /// Why the events a file maps to are not one Graph event or series; nil when they are.

@@ -49,9 +49,13 @@ extension SyncPush {
             if taken { owners[id] = action.fileName }
             return (taken ? .pushed(.new) : outcome, id)
         }
-        let graph = try GraphItemState(client.event(id: id), operation: "reading event \(id)")
+        // Graph's answer to the create holds the change key; a series whose EXDATEs and overrides were applied
+        // since has a new one, read again.
+        let changeKey =
+            try result.changeKey
+            ?? GraphItemState(client.event(id: id), operation: "reading event \(id)").changeKey
         let occurrences = try occurrences(ofSeries: id, isSeries: event.payload.recurrence != nil)
-        try record(action, graphID: id, changeKey: graph.changeKey, occurrences: occurrences)
+        try record(action, graphID: id, changeKey: changeKey, occurrences: occurrences)
         owners[id] = action.fileName
         return (.pushed(.new), id)
     }

@@ -5,10 +5,12 @@ import ICalBridge
 /// The push half of `graph-ics sync`: sends the folder's changes since the last sync to Graph and records
 /// them.
 ///
-/// ``plan()`` reads only the folder and the state: `stat` first, and only a file whose size or time differs
+/// ``plan(reusing:)`` reads only the folder and the state: `stat` first, and only a file whose size or time differs
 /// from its record is read, hashed and (when its hash differs too) mapped with the import's mapping, read
 /// strictly. A new file (no record) is a create, a changed one an update, a recorded file gone a deletion;
 /// a file renamed here (a new name, the UID of a record whose file is gone) is an update of that item.
+/// The run plans again after its pull (``plan(reusing:)``), taking every file the pull left as it was from
+/// the first plan: a changed file is read, hashed and mapped once per run.
 /// Files that hold no event (VTODO, VJOURNAL) are left alone; a file that cannot be read, that holds
 /// several UIDs, or whose recurrence Graph cannot hold is reported and nothing is sent for it.
 ///

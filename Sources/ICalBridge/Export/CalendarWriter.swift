@@ -12,6 +12,7 @@ public final class CalendarWriter {
         var uid: String
         var offset: Int64
         var length: Int
+        var isOverride: Bool
     }
 
     private let spool: SpoolFile
@@ -61,10 +62,26 @@ public final class CalendarWriter {
     /// The number of events added so far.
     public var count: Int { entries.count }
 
+    /// The UIDs of the events (once each; after ``finish(into:)`` in the order written) and how many of
+    /// them are not overrides (no RECURRENCE-ID): what a reader of the calendar would find, without reading it.
+    public var shape: (uids: [String], masterCount: Int) {
+        var seen: Set<String> = []
+        var uids: [String] = []
+        var masters = 0
+        for entry in entries {
+            if seen.insert(entry.uid).inserted { uids.append(entry.uid) }
+            if !entry.isOverride { masters += 1 }
+        }
+        return (uids, masters)
+    }
+
     /// Adds one VEVENT; its text goes to the spool at once.
     public func add(_ event: EncodedEvent) throws(ICalBridgeError) {
         let offset = try spool.append(event.text)
-        entries.append(Entry(start: event.sortStart, uid: event.uid, offset: offset, length: event.text.count))
+        entries.append(
+            Entry(
+                start: event.sortStart, uid: event.uid, offset: offset, length: event.text.count,
+                isOverride: event.isOverride))
         for use in event.zoneUses {
             let day = Self.day(use.from)
             let lastDay = use.to.map(Self.day) ?? day

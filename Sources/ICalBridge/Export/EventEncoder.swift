@@ -24,6 +24,8 @@ public struct EncodedEvent: Sendable {
     /// The zones the VEVENT names in TZID parameters, with the span of instants it needs them for (a
     /// single instant, or a series' whole range); `to` is nil for a series without end.
     public var zoneUses: [ZoneUse]
+    /// An override of a series (written with RECURRENCE-ID), not an event of its own.
+    public var isOverride = false
 }
 
 /// Turns Graph events into VEVENTs (zones and instants through libical).

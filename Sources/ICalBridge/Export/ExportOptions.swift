@@ -22,6 +22,10 @@ public struct ExportOptions: Sendable {
     /// (iCalendar has no property for it: RFC 7986's NAME and X-WR-CALNAME name the whole file); set when
     /// one file holds several calendars.
     public var eventCalendar: String?
+    /// The UID every event is written under instead of Graph's `iCalUId` (occurrences written as instances
+    /// derive theirs from it); sync's pull sets it to an item's recorded UID, which the file keeps whatever
+    /// `iCalUId` Graph gave the event. Nil: Graph's own.
+    public var eventUID: String?
 
     public init(
         fallbackZone: ResolvedZone? = nil, timestamp: Int64? = nil, file: String = "<input>",

@@ -162,7 +162,7 @@ extension GraphToICS {
             if let master {
                 do {
                     let document = try GraphEventDocument.decode(master, file: options.file)
-                    event = document.events.first
+                    event = document.events.first?.withUID(options.eventUID)
                     diagnostics += document.diagnostics
                 } catch {
                     diagnostics.append(
@@ -193,9 +193,10 @@ extension GraphToICS {
             let failed = diagnostics.contains { $0.severity == .error }
             let write = writer.count > 0 || !failed
             if write { try writer.finish(into: &sink) }
+            let shape = writer.shape
             return Summary(
                 inputEvents: progress.events, written: writer.count, diagnostics: diagnostics,
-                wroteCalendar: write)
+                wroteCalendar: write, uids: shape.uids, masterCount: shape.masterCount)
         }
 
         // MARK: Converting one page
@@ -288,7 +289,7 @@ extension GraphToICS {
             let event: GraphEvent
             switch parsed {
             case .failed(let diagnostic): return .encoded(nil, [diagnostic])
-            case .event(let decoded): event = decoded
+            case .event(let decoded): event = decoded.withUID(encoder.options.eventUID)
             }
             switch style {
             case .instances:
@@ -419,4 +420,14 @@ extension GraphToICS {
 /// The items of one batch, handed from the encoding task to the stream.
 private final class ItemBatch: Sendable {
     let items = Mutex<[GraphToICS.PageStream.Item]>([])
+}
+
+extension GraphEvent {
+    /// The event with `iCalUId` set to `uid` (``ExportOptions/eventUID``); as it is without one.
+    func withUID(_ uid: String?) -> GraphEvent {
+        guard let uid else { return self }
+        var event = self
+        event.iCalUId = uid
+        return event
+    }
 }

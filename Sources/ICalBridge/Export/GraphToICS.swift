@@ -15,6 +15,10 @@ public enum GraphToICS {
         /// False when no event converted and some failed: then nothing was written into the sink, so
         /// that a caller never replaces a good file with an empty calendar.
         public var wroteCalendar: Bool
+        /// The UIDs of the VEVENTs written, once each, in the order written.
+        public var uids: [String] = []
+        /// The VEVENTs written without RECURRENCE-ID (single events, series masters, instances).
+        public var masterCount = 0
     }
 
     /// Converts the Graph JSON `data` (named `options.file` in diagnostics) into `sink`.

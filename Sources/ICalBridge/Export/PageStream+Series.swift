@@ -357,6 +357,7 @@ extension GraphToICS.PageStream {
             (inUTC.contains(original) ? StartForm.utc : form).write(
                 "RECURRENCE-ID", key: key(ofOriginal: original, times: times), into: &line, uses: &override.zoneUses)
             override.text = Self.splice(line.bytes, into: override.text)
+            override.isOverride = true
             try writer.add(override)
         }
     }
