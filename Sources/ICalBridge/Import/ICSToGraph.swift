@@ -26,7 +26,7 @@ public enum ICSToGraph {
         return (plan(document, options: options, settings: settings), ParsedCalendar(document))
     }
 
-    private static func plan(_ document: ICSDocument, options: ImportOptions, settings: ImportSettings) -> ImportPlan {
+    static func plan(_ document: ICSDocument, options: ImportOptions, settings: ImportSettings) -> ImportPlan {
         document.withEvents { events in
             let options = {
                 var options = options
