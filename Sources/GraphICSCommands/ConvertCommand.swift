@@ -241,19 +241,6 @@ enum InputKind {
     }
 }
 
-/// What a one-shot command leaves for the kernel to take back when the process ends.
-enum ProcessEnd {
-    /// Written only by the command's own thread (``keep(_:)``), never read: it only holds references.
-    nonisolated(unsafe) private static var kept: [Any] = []
-
-    /// Keeps `value` alive until exit: a large plan's thousands of allocations are then never freed one by
-    /// one, which would only delay the exit. Only for values the command is done with; call it from the
-    /// command's thread.
-    static func keep(_ value: Any) {
-        kept.append(value)
-    }
-}
-
 /// The zone floating times (neither TZID nor `Z`) and all-day events of an `.ics` are placed in, and why.
 /// One rule for `convert` and `import` (docs/time-zones.md, the floating times): `--tz` when given; else, for
 /// `import`, the mailbox's zone; else, for `convert` (offline), the zone `TZ` names or the system's zone.

@@ -65,7 +65,7 @@ final class ICSDocument {
     /// VTODO and VJOURNAL components seen (reported when there are no events).
     private(set) var otherComponents = 0
     /// The parsed calendars; they own every `Event.pointer`.
-    var roots: [ICalComponent] = []
+    private var roots: [ICalComponent] = []
 
     /// The VEVENTs, lent for the duration of `body` (which may hand them to other threads): the document,
     /// which owns their components, stays alive until `body` returns, and no `Event` may be kept past it.
@@ -294,7 +294,7 @@ final class ICSDocument {
         return nil
     }
 
-    func read(_ root: ICalComponent, eventLines: [Int]) {
+    private func read(_ root: ICalComponent, eventLines: [Int]) {
         let calendars: [OpaquePointer] =
             icalcomponent_isa(root.pointer) == ICAL_VCALENDAR_COMPONENT
             ? [root.pointer] : ICalComponent.children(of: root.pointer, ICAL_VCALENDAR_COMPONENT)
@@ -320,7 +320,7 @@ final class ICSDocument {
     }
 
     /// The VTIMEZONEs of a calendar as text, by TZID.
-    static func timezoneTexts(of calendar: OpaquePointer) -> [String: String] {
+    private static func timezoneTexts(of calendar: OpaquePointer) -> [String: String] {
         var timezones: [String: String] = [:]
         for zone in ICalComponent.children(of: calendar, ICAL_VTIMEZONE_COMPONENT) {
             guard let tzid = ICalComponent.value(of: "TZID", in: zone),
