@@ -419,7 +419,9 @@ struct ImportCommand: Command {
                             return .failure(ICalBridgeError(.badInput, "cannot write the report: \(error)"))
                         }
                     },
-                    consume: { (part: Result<([UInt8], [ImportResult.Action: Int]), ICalBridgeError>) throws(ICalBridgeError) in
+                    consume: {
+                        (part: Result<([UInt8], [ImportResult.Action: Int]), ICalBridgeError>) throws(ICalBridgeError)
+                        in
                         if json {
                             let (bytes, partCounts) = try part.get()
                             results.append(bytes)

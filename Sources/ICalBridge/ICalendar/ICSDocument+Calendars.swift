@@ -28,7 +28,8 @@ extension ICSDocument {
             // Many chunks (not one per core), so that a core that finishes early takes the next one.
             let pieces = Parallel.slices(count: ranges.count, minimum: 64, perCore: 16)
             return SplitCalendar(
-                header: header, chunks: pieces.map { SplitCalendar.Chunk(text: eventsText($0), eventLines: Array(eventLines[$0])) })
+                header: header,
+                chunks: pieces.map { SplitCalendar.Chunk(text: eventsText($0), eventLines: Array(eventLines[$0])) })
         }
 
         /// Whether the calendar is read in parts (``split()``, or streamed).
@@ -63,7 +64,8 @@ extension ICSDocument {
                 if unterminated.isEmpty {
                     body.append(
                         contentsOf: UnsafeBufferPointer(
-                            rebasing: bytes[ranges[events.lowerBound].lowerBound..<ranges[events.upperBound - 1].upperBound]))
+                            rebasing: bytes[
+                                ranges[events.lowerBound].lowerBound..<ranges[events.upperBound - 1].upperBound]))
                 } else {
                     for index in events {
                         body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[ranges[index]]))

@@ -236,7 +236,9 @@ final class ICSDocument {
         }
         roots.append(header)
         read(header, eventLines: [])
-        return (ICalComponent.value(of: "METHOD", in: header.pointer)?.uppercased(), Self.timezoneTexts(of: header.pointer))
+        return (
+            ICalComponent.value(of: "METHOD", in: header.pointer)?.uppercased(), Self.timezoneTexts(of: header.pointer)
+        )
     }
 
     /// Adds a diagnostic of the input (the streamed import's, which reads its events elsewhere).

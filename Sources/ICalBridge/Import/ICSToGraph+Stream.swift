@@ -88,7 +88,8 @@ private struct ICSStream {
         calendars = prepared.calendars
         self.options = options
         self.settings = settings
-        document = ICSDocument(ICSDocument.PreparedInput(calendars: [], diagnostics: prepared.diagnostics), file: options.file)
+        document = ICSDocument(
+            ICSDocument.PreparedInput(calendars: [], diagnostics: prepared.diagnostics), file: options.file)
         for (number, calendar) in calendars.enumerated() {
             for index in calendar.unterminated {
                 document.report(
@@ -121,7 +122,9 @@ private struct ICSStream {
         let indexes: [ChunkIndex?] = Parallel.mapEach(count: chunks.count) { number in
             let chunk = chunks[number]
             let calendar = calendars[chunk.calendar]
-            guard let root = ICalComponent.parse(bytes: calendar.eventsText(chunk.events), keeping: ICSDocument.identityRead)
+            guard
+                let root = ICalComponent.parse(
+                    bytes: calendar.eventsText(chunk.events), keeping: ICSDocument.identityRead)
             else { return nil }
             var index = ChunkIndex(isOverride: [], overrides: [], seriesUIDs: [], filteringRecurrenceRules: 0)
             for (offset, event) in ICalComponent.children(of: root.pointer, ICAL_VEVENT_COMPONENT).enumerated() {
@@ -160,14 +163,24 @@ private struct ICSStream {
 
         // The second pass: a window of chunks at a time, each parsed, planned and transformed on one core and
         // its trees freed there; the windows' results handed on in order.
+        // A decoder per place in the window, kept from window to window: it resolves each TZID of the file once,
+        // not once per chunk.
         let window = max(2, Parallel.cores * 4)
+        var decoders = Array(repeating: EventDecoder(options: options, settings: settings), count: window)
         for first in stride(from: 0, to: chunks.count, by: window) {
             let numbers = first..<min(first + window, chunks.count)
+            let lent = decoders
             let done = Parallel.mapEach(count: numbers.count) { offset in
-                planChunk(numbers.lowerBound + offset, isOverride: isOverride[numbers.lowerBound + offset],
-                    overrides: overrides, options: options, transform: transform)
+                planChunk(
+                    numbers.lowerBound + offset, isOverride: isOverride[numbers.lowerBound + offset],
+                    overrides: overrides, decoder: lent[offset], transform: transform)
             }
             for (offset, result) in done.enumerated() {
+                if var used = result?.decoder {
+                    decoder.diagnostics += used.diagnostics
+                    used.diagnostics = []
+                    decoders[offset] = used
+                }
                 guard let result else {
                     let chunk = chunks[numbers.lowerBound + offset]
                     unreadable.append(
@@ -176,7 +189,6 @@ private struct ICSStream {
                             line: calendars[chunk.calendar].eventLines[chunk.events.lowerBound]))
                     continue
                 }
-                decoder.diagnostics += result.decoder.diagnostics
                 decoder.zoneResolutions.merge(result.decoder.zoneResolutions) { first, _ in first }
                 decoder.readsFloatingTimes = decoder.readsFloatingTimes || result.decoder.readsFloatingTimes
                 planned += result.events
@@ -211,13 +223,15 @@ private struct ICSStream {
     /// One chunk of the second pass: its series planned with their overrides and transformed; nil when
     /// libical cannot read it.
     private func planChunk<Batch>(
-        _ number: Int, isOverride: [Bool]?, overrides: [String: [Position]], options: ImportOptions,
+        _ number: Int, isOverride: [Bool]?, overrides: [String: [Position]], decoder: EventDecoder,
         transform: ([PlannedEvent]) -> Batch
     ) -> (batch: Batch, events: Int, decoder: EventDecoder)? {
         let chunk = chunks[number]
         let calendar = calendars[chunk.calendar]
         let header = headers[chunk.calendar]
-        guard let root = ICalComponent.parse(bytes: calendar.eventsText(chunk.events), keeping: ICSDocument.extensionsRead)
+        guard
+            let root = ICalComponent.parse(
+                bytes: calendar.eventsText(chunk.events), keeping: ICSDocument.extensionsRead)
         else { return nil }
         let events = ICalComponent.children(of: root.pointer, ICAL_VEVENT_COMPONENT).enumerated().map { offset, event in
             let index = chunk.events.lowerBound + offset
@@ -226,7 +240,7 @@ private struct ICSStream {
                 line: index < chunk.events.upperBound ? calendar.eventLines[index] : nil,
                 identity: ICSDocument.Event.Identity(event))
         }
-        var decoder = EventDecoder(options: options, settings: settings)
+        var decoder = decoder
         var planned: [PlannedEvent] = []
         // Overrides from other chunks, parsed one by one; their trees live as long as this chunk's.
         var alone: [ICalComponent] = []
