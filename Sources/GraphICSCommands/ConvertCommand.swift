@@ -91,7 +91,7 @@ struct ConvertCommand: Command {
             throw UsageError("no input: name a FILE or pipe Graph JSON into 'graph-ics convert -'")
         }
         try refuseOutputThatIsTheInput()
-        let data = try InputFile.read(input)
+        var data = try InputFile.read(input)
         let inputName = input == "-" ? "<stdin>" : input
         switch InputKind.detect(data, name: input) {
         case .graphJSON:
@@ -106,7 +106,7 @@ struct ConvertCommand: Command {
             if selection != .everything {
                 throw UsageError("\(inputName) is iCalendar: --detail and the event filters apply to Graph JSON input")
             }
-            return try convertICS(data, name: inputName, terminal)
+            return try convertICS(&data, name: inputName, terminal)
         case .unknown:
             throw CommandFailure(
                 .badInput,
@@ -161,19 +161,34 @@ struct ConvertCommand: Command {
         return .ok
     }
 
-    private func convertICS(_ data: Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
+    /// Converts iCalendar `data` (let go once read, as the calendars hold their own copy of it).
+    private func convertICS(_ data: inout Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
         let floating = zone.map { FloatingZone(zone: $0, source: FloatingZone.option) } ?? FloatingZone.local()
         var options = ImportOptions(userZone: floating.zone, strict: strict, file: name)
         options.expansionLimit = 500
         // What `import` sends into the default calendar with --on-duplicate skip.
         let settings = ImportSettings(notifiesAttendees: asMeeting)
-        let plan: ImportPlan
+        let input: ICSInput
         do {
-            let planned = try ICSToGraph.planKeepingSource(data, options: options, settings: settings)
-            plan = planned.plan
-            // The command ends right after writing: libical's trees need not be freed one by one first.
-            ProcessEnd.keep(planned.source)
+            input = try ICSToGraph.read(data, file: name)
+            data = Data()
         } catch {
+            throw CommandFailure(ExitStatus(for: error), error.description)
+        }
+        // The events are planned and written a group at a time (the whole calendar is never held): the output
+        // is a temporary file until it is committed, and nothing reaches standard output before the first
+        // event does.
+        let sink = try OutputFile(path: output)
+        var writer = sink
+        var json = ImportPlan.JSONWriter()
+        let plan: ImportPlan
+        let planned: Int
+        do {
+            (plan, planned) = try ICSToGraph.stream(
+                input, options: options, settings: settings, transform: ImportPlan.JSONWriter.encode,
+                consume: { encoded throws(ICalBridgeError) in try json.write(encoded, into: &writer) })
+        } catch {
+            sink.discard()
             throw CommandFailure(ExitStatus(for: error), error.description)
         }
         terminal.report(plan.diagnostics)
@@ -184,25 +199,22 @@ struct ConvertCommand: Command {
             }
         }
         let failed = plan.diagnostics.filter { $0.severity == .error }.count
-        if plan.events.isEmpty, failed > 0 {
+        if planned == 0, failed > 0 {
+            sink.discard()
             terminal.note("\(name): no event could be converted; nothing written")
             return .badInput
         }
-        let sink = try OutputFile(path: output)
         do throws(ICalBridgeError) {
-            var writer = sink
-            try plan.writeJSON(into: &writer)
+            try json.finish(into: &writer)
             try writer.write([0x0A])
             try sink.commit()
         } catch {
             sink.discard()
             throw CommandFailure(ExitStatus(for: error), error.description)
         }
-        // Nor need the planned events be freed one by one before the process ends.
-        ProcessEnd.keep(plan.events)
         if verbose || failed > 0 {
             terminal.note(
-                "\(name): \(plan.events.count) Graph events planned from \(plan.sourceEvents) VEVENTs; \(failed) failed"
+                "\(name): \(planned) Graph events planned from \(plan.sourceEvents) VEVENTs; \(failed) failed"
             )
         }
         return failed > 0 ? .partlyFailed : .ok
@@ -226,19 +238,6 @@ enum InputKind {
         if lowered.hasSuffix(".json") { return .graphJSON }
         if lowered.hasSuffix(".ics") || lowered.hasSuffix(".ical") { return .iCalendar }
         return .unknown
-    }
-}
-
-/// What a one-shot command leaves for the kernel to take back when the process ends.
-enum ProcessEnd {
-    /// Written only by the command's own thread (``keep(_:)``), never read: it only holds references.
-    nonisolated(unsafe) private static var kept: [Any] = []
-
-    /// Keeps `value` alive until exit: a large plan's thousands of allocations are then never freed one by
-    /// one, which would only delay the exit. Only for values the command is done with; call it from the
-    /// command's thread.
-    static func keep(_ value: Any) {
-        kept.append(value)
     }
 }
 

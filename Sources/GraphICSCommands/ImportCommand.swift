@@ -146,10 +146,7 @@ struct ImportCommand: Command {
             throw UsageError("no input: name a FILE or pipe iCalendar into 'graph-ics import -'")
         }
         let console = interactive ? try ImportInteractiveTerminal.opened() : nil
-        let read = readInputs(terminal)
-        let readable = read.readable
-        let worstInputStatus = read.worstStatus
-        var failures = read.failures
+        var (readable, failures, worstInputStatus) = readInputs(terminal)
         guard !readable.isEmpty else { return worstInputStatus ?? .inputMissing }
         if undo { return try self.undo(readable, earlierFailures: failures, terminal) }
 
@@ -177,6 +174,11 @@ struct ImportCommand: Command {
             try CalendarChoice.nonDefaultID(for: $0.calendar(calendar), in: $0.client)
         }
         let settings = ImportSettings(calendarID: calendarID, onDuplicate: onDuplicate, notifiesAttendees: asMeeting)
+        if dryRun, !verify, !asMeeting, session == nil {
+            return try streamedDryRun(
+                &readable, earlierFailures: failures, worstInputStatus: worstInputStatus, zone: userZone, settings,
+                terminal)
+        }
         let planned = plan(readable, zone: userZone, settings, terminal, quiet: false)
         failures += planned.failures
         guard !planned.items.isEmpty else {
@@ -350,27 +352,113 @@ struct ImportCommand: Command {
                 failures.append(ImportResult(file: input.name, uid: "", action: .failed, error: error.description))
                 continue
             }
-            if !quiet {
-                terminal.report(plan.diagnostics.filter { connection.verbose || !Self.isParserNoise($0) })
-                if plan.readsFloatingTimes {
-                    let source = self.zone == nil ? "the mailbox's zone" : FloatingZone.option
-                    terminal.note(FloatingZone(zone: zone, source: source).note(file: input.name))
-                }
-                if connection.verbose {
-                    for (tzid, resolution) in plan.zoneResolutions.sorted(by: { $0.key < $1.key }) {
-                        terminal.note("\(input.name): TZID \(tzid): \(resolution)")
-                    }
-                }
-            }
-            for diagnostic in plan.diagnostics where diagnostic.severity == .error {
-                failures.append(
-                    ImportResult(
-                        file: input.name, uid: diagnostic.eventID ?? "", subject: diagnostic.subject, action: .failed,
-                        error: diagnostic.line.map { "line \($0): " + diagnostic.message } ?? diagnostic.message))
-            }
+            failures += planned(plan, of: input, zone: zone, terminal, quiet: quiet)
             items += plan.events.map { ImportItem(file: input.name, event: $0) }
         }
         return (items, failures)
+    }
+
+    /// Reports what planning `input` found (unless `quiet`): its diagnostics, the zone of its floating times
+    /// and, with `-v`, how each TZID was read; returns its events that failed, as results.
+    private func planned(
+        _ plan: ImportPlan, of input: Input, zone: ResolvedZone, _ terminal: Terminal, quiet: Bool
+    ) -> [ImportResult] {
+        if !quiet {
+            terminal.report(plan.diagnostics.filter { connection.verbose || !Self.isParserNoise($0) })
+            if plan.readsFloatingTimes {
+                let source = self.zone == nil ? "the mailbox's zone" : FloatingZone.option
+                terminal.note(FloatingZone(zone: zone, source: source).note(file: input.name))
+            }
+            if connection.verbose {
+                for (tzid, resolution) in plan.zoneResolutions.sorted(by: { $0.key < $1.key }) {
+                    terminal.note("\(input.name): TZID \(tzid): \(resolution)")
+                }
+            }
+        }
+        return plan.diagnostics.filter { $0.severity == .error }.map { diagnostic in
+            ImportResult(
+                file: input.name, uid: diagnostic.eventID ?? "", subject: diagnostic.subject, action: .failed,
+                error: diagnostic.line.map { "line \($0): " + diagnostic.message } ?? diagnostic.message)
+        }
+    }
+
+    /// `--dry-run` without a sign-in (nothing is looked up): the events of each file are planned and printed
+    /// a group at a time, as `convert --to graph-json` prints them (or, with `--json`, their lines of the
+    /// report), so that a large calendar is never held whole. Prints and returns what ``dryRun`` would.
+    private func streamedDryRun(
+        _ inputs: inout [Input], earlierFailures: [ImportResult], worstInputStatus: ExitStatus?, zone: ResolvedZone,
+        _ settings: ImportSettings, _ terminal: Terminal
+    ) throws -> ExitStatus {
+        let reason = "not signed in"
+        var failures = earlierFailures
+        var planFailures: [ImportResult] = []
+        var output = TerminalOutput(terminal: terminal)
+        var payloads = ImportPlan.JSONWriter()
+        var results: [[UInt8]] = []
+        var counts: [ImportResult.Action: Int] = [:]
+        var planned = 0
+        for index in inputs.indices {
+            let input = inputs[index]
+            let file = input.name
+            let options = ImportOptions(userZone: zone, file: file)
+            do {
+                let read = try ICSToGraph.read(input.data, file: file)
+                inputs[index].data = Data()
+                let (plan, count) = try ICSToGraph.stream(
+                    read, options: options, settings: settings,
+                    transform: { events -> Result<([UInt8], [ImportResult.Action: Int]), ICalBridgeError> in
+                        guard json else { return ImportPlan.JSONWriter.encode(events).map { ($0, [:]) } }
+                        let lines = events.map {
+                            Self.unlooked(ImportItem(file: file, event: $0), reason: reason, zone: zone)
+                        }
+                        var counts: [ImportResult.Action: Int] = [:]
+                        for line in lines { counts[line.action, default: 0] += 1 }
+                        do {
+                            return .success((try ImportReport.encoded(lines), counts))
+                        } catch {
+                            return .failure(ICalBridgeError(.badInput, "cannot write the report: \(error)"))
+                        }
+                    },
+                    consume: {
+                        (part: Result<([UInt8], [ImportResult.Action: Int]), ICalBridgeError>) throws(ICalBridgeError)
+                        in
+                        if json {
+                            let (bytes, partCounts) = try part.get()
+                            results.append(bytes)
+                            counts.merge(partCounts, uniquingKeysWith: +)
+                        } else {
+                            try payloads.write(part.map(\.0), into: &output)
+                        }
+                    })
+                planned += count
+                planFailures += self.planned(plan, of: input, zone: zone, terminal, quiet: false)
+            } catch {
+                terminal.error(error.description)
+                planFailures.append(ImportResult(file: file, uid: "", action: .failed, error: error.description))
+            }
+        }
+        failures += planFailures
+        guard planned > 0 else {
+            terminal.note("nothing to import: no usable event in the input")
+            return worstInputStatus == .inputMissing && planFailures.isEmpty ? .inputMissing : .badInput
+        }
+        if json {
+            try ImportReport.writeJSON(isDryRun: true, leading: failures, encoded: &results, counts: counts) {
+                terminal.out(String(decoding: $0, as: UTF8.self))
+            }
+            terminal.out("\n")
+        } else {
+            do throws(ICalBridgeError) {
+                try payloads.finish(into: &output)
+            } catch {
+                throw CommandFailure(.badInput, error.description)
+            }
+            terminal.out("\n")
+        }
+        terminal.note(
+            "dry run: \(planned) event(s) planned; graph-ics did not look for events imported before"
+                + " (\(reason)), so some may be skipped; nothing was sent to Graph")
+        return failures.contains { $0.action == .failed } ? .partlyFailed : .ok
     }
 
     /// Whether `diagnostic` is one of libical's notes about a property it dropped while parsing (`No value for
@@ -422,4 +510,13 @@ struct ImportCommand: Command {
 /// How many events an import has created so far, for the message of an interruption.
 private final class CreatedCount: Sendable {
     let value = Atomic<Int>(0)
+}
+
+/// Standard output as a ``ByteSink`` for JSON written in parts (each part whole events, so whole UTF-8).
+private struct TerminalOutput: ByteSink {
+    let terminal: Terminal
+
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws(ICalBridgeError) {
+        terminal.out(String(decoding: bytes, as: UTF8.self))
+    }
 }

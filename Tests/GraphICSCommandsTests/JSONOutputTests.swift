@@ -90,4 +90,33 @@ import Testing
         let text = String(decoding: try report.jsonData(), as: UTF8.self)
         #expect(text.hasPrefix("{\n  \"dryRun\": true,\n  \"events\": [],\n  \"summary\": {\n"))
     }
+
+    @Test("the import report written in parts, its results encoded in groups, is byte for byte the whole report")
+    func importReportInParts() throws {
+        let failed = ImportResult(file: "a.ics", uid: "x", action: .failed, error: "line 3: DTSTART is missing")
+        var created = ImportResult(
+            file: "a.ics", uid: "u/1", subject: "Kino: 哆啦A梦", action: .created, note: "not looked up: not signed in",
+            when: "2026-12-01 10:00")
+        created.isPreview = true
+        var cancelled = created
+        cancelled.uid = "u2"
+        cancelled.recurrenceID = "20261201T090000Z"
+        cancelled.action = .cancelled
+        let groups = [[created, cancelled], [], [created]]
+        for leading in [[], [failed]] {
+            for groups in [groups, [], [[]]] {
+                let whole = ImportReport(results: leading + groups.flatMap { $0 }, isDryRun: true)
+                var counts: [ImportResult.Action: Int] = [:]
+                for result in groups.flatMap({ $0 }) { counts[result.action, default: 0] += 1 }
+                var encoded = try groups.map { try ImportReport.encoded($0) }
+                var written: [UInt8] = []
+                try ImportReport.writeJSON(isDryRun: true, leading: leading, encoded: &encoded, counts: counts) {
+                    written += $0
+                }
+                #expect(
+                    String(decoding: written, as: UTF8.self) == String(decoding: try whole.jsonData(), as: UTF8.self))
+                #expect(encoded.isEmpty)
+            }
+        }
+    }
 }

@@ -48,3 +48,45 @@ public struct ImportReport {
             encoding: Document(dryRun: isDryRun, summary: counts, events: results, verify: verification))
     }
 }
+
+extension ImportReport {
+    /// Results as they appear in the `events` array of ``jsonData(verification:)``, each after `,\n    `: a
+    /// dry run's report written as its results come (``jsonData(isDryRun:leading:encoded:)``).
+    public static func encoded(_ results: some Sequence<ImportResult>) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for result in results {
+            bytes += Array(",\n    ".utf8)
+            bytes += try JSONOutput.fragment(JSONValue(encoding: result), depth: 2)
+        }
+        return bytes
+    }
+
+    /// Writes ``jsonData(verification:)`` (without verification) of the report of `leading`, then of the
+    /// results ``encoded(_:)`` wrote into `encoded`, in order, through `write` a part at a time (each part of
+    /// `encoded` is let go once written); `counts` counts those results by their action.
+    public static func writeJSON(
+        isDryRun: Bool, leading: [ImportResult], encoded: inout [[UInt8]], counts: [ImportResult.Action: Int],
+        to write: ([UInt8]) -> Void
+    ) throws {
+        var summary: [String: JSONValue] = [:]
+        for action in ImportResult.Action.allCases {
+            summary[action.rawValue] = .int(leading.filter { $0.action == action }.count + (counts[action] ?? 0))
+        }
+        write(Array("{\n  \"dryRun\": \(isDryRun),\n  \"events\": ".utf8))
+        encoded.insert(try Self.encoded(leading), at: 0)
+        if encoded.allSatisfy(\.isEmpty) {
+            write(Array("[],\n  \"summary\": ".utf8))
+        } else {
+            write(Array("[\n    ".utf8))
+            var started = false
+            for index in encoded.indices where !encoded[index].isEmpty {
+                write(started ? encoded[index] : Array(encoded[index].dropFirst(6)))
+                started = true
+                encoded[index] = []
+            }
+            write(Array("\n  ],\n  \"summary\": ".utf8))
+        }
+        encoded = []
+        write(try JSONOutput.fragment(.object(summary), depth: 1) + Array("\n}".utf8))
+    }
+}

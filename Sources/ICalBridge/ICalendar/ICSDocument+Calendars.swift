@@ -23,40 +23,57 @@ extension ICSDocument {
         /// The calendar without its VEVENTs, and its VEVENTs in chunks each wrapped in a VCALENDAR (a missing
         /// END:VEVENT added); nil when the calendar is better read whole.
         func split() -> SplitCalendar? {
-            guard let ranges = eventRanges, ranges.count == eventLines.count,
-                ranges.count >= Self.splitThreshold || !unterminated.isEmpty
-            else { return nil }
+            guard isCut, let ranges = eventRanges else { return nil }
+            let header = self.header()
             // Many chunks (not one per core), so that a core that finishes early takes the next one.
             let pieces = Parallel.slices(count: ranges.count, minimum: 64, perCore: 16)
-            let unterminated = Set(unterminated)
-            return text.withUnsafeBufferPointer { bytes -> SplitCalendar in
-                func append(_ range: Range<Int>, to output: inout [UInt8]) {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
-                }
+            return SplitCalendar(
+                header: header,
+                chunks: pieces.map { SplitCalendar.Chunk(text: eventsText($0), eventLines: Array(eventLines[$0])) })
+        }
+
+        /// Whether the calendar is read in parts (``split()``, or streamed).
+        var isCut: Bool {
+            guard let ranges = eventRanges, ranges.count == eventLines.count else { return false }
+            return ranges.count >= Self.splitThreshold || !unterminated.isEmpty
+        }
+
+        /// The calendar without its VEVENTs: its properties, VTIMEZONEs and other components. Only for a
+        /// calendar that ``isCut``.
+        func header() -> [UInt8] {
+            let ranges = eventRanges ?? []
+            return text.withUnsafeBufferPointer { bytes in
                 var header: [UInt8] = []
                 var position = 0
                 for range in ranges {
-                    append(position..<range.lowerBound, to: &header)
+                    header.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<range.lowerBound]))
                     position = range.upperBound
                 }
-                append(position..<bytes.count, to: &header)
-                var chunks: [SplitCalendar.Chunk] = []
-                for piece in pieces {
-                    let first = piece.lowerBound
-                    let last = piece.upperBound - 1
-                    var body = Array("BEGIN:VCALENDAR\r\n".utf8)
-                    if unterminated.isEmpty {
-                        append(ranges[first].lowerBound..<ranges[last].upperBound, to: &body)
-                    } else {
-                        for index in first...last {
-                            append(ranges[index], to: &body)
-                            if unterminated.contains(index) { body += "END:VEVENT\r\n".utf8 }
-                        }
+                header.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<bytes.count]))
+                return header
+            }
+        }
+
+        /// The VEVENTs `events` (indices into ``eventLines``) wrapped in a VCALENDAR of their own, a missing
+        /// END:VEVENT added. Only for a calendar that ``isCut``.
+        func eventsText(_ events: Range<Int>) -> [UInt8] {
+            let ranges = eventRanges ?? []
+            let unterminated = Set(unterminated)
+            return text.withUnsafeBufferPointer { bytes in
+                var body = Array("BEGIN:VCALENDAR\r\n".utf8)
+                if unterminated.isEmpty {
+                    body.append(
+                        contentsOf: UnsafeBufferPointer(
+                            rebasing: bytes[
+                                ranges[events.lowerBound].lowerBound..<ranges[events.upperBound - 1].upperBound]))
+                } else {
+                    for index in events {
+                        body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[ranges[index]]))
+                        if unterminated.contains(index) { body += "END:VEVENT\r\n".utf8 }
                     }
-                    body += "END:VCALENDAR\r\n".utf8
-                    chunks.append(SplitCalendar.Chunk(text: body, eventLines: Array(eventLines[first...last])))
                 }
-                return SplitCalendar(header: header, chunks: chunks)
+                body += "END:VCALENDAR\r\n".utf8
+                return body
             }
         }
     }

@@ -83,8 +83,20 @@ final class ICSDocument {
         }
     }
 
-    init(_ data: Data, file: String) throws(ICalBridgeError) {
-        self.file = file
+    convenience init(_ data: Data, file: String) throws(ICalBridgeError) {
+        let prepared = try Self.calendars(of: data, file: file)
+        self.init(prepared, file: file)
+    }
+
+    /// The calendars of an input as text, and the warning about its encoding, when it is not UTF-8.
+    struct PreparedInput {
+        var calendars: [CalendarText]
+        var diagnostics: [Diagnostic]
+    }
+
+    /// Checks `data` (named `file`) and cuts it into its calendars: what ``init(_:file:)`` reads, and
+    /// ``ICSToGraph`` streams. Throws when the input holds no calendar data at all.
+    static func calendars(of data: Data, file: String) throws(ICalBridgeError) -> PreparedInput {
         var bytes = data[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         let (hasText, hasNUL) = bytes.withUnsafeBytes { raw in
@@ -103,6 +115,7 @@ final class ICSDocument {
                     + " calendar graph-ics reads",
                 location: file)
         }
+        var diagnostics: [Diagnostic] = []
         let calendars: [CalendarText]
         if bytes.withUnsafeBytes({ UTF8Check.isValid($0) }) {
             calendars = bytes.withUnsafeBytes { Self.calendarTexts(in: $0.assumingMemoryBound(to: UInt8.self)) }
@@ -123,6 +136,14 @@ final class ICSDocument {
             throw ICalBridgeError(
                 .badInput, "no BEGIN:VCALENDAR or BEGIN:VEVENT: this is not iCalendar", location: file)
         }
+        return PreparedInput(calendars: calendars, diagnostics: diagnostics)
+    }
+
+    /// Reads the calendars ``calendars(of:file:)`` cut out, each whole or in parts.
+    init(_ prepared: PreparedInput, file: String) {
+        self.file = file
+        diagnostics = prepared.diagnostics
+        let calendars = prepared.calendars
         for calendar in calendars {
             if let split = calendar.split() {
                 for index in calendar.unterminated {
@@ -184,20 +205,7 @@ final class ICSDocument {
             }
             return (root: root, identities: identities ?? [])
         }
-        var method: String?
-        var timezones: [String: String] = [:]
-        if let header = ICalComponent.parse(bytes: split.header, keeping: Self.extensionsRead) {
-            roots.append(header)
-            read(header, eventLines: [])
-            method = ICalComponent.value(of: "METHOD", in: header.pointer)?.uppercased()
-            timezones = Self.timezoneTexts(of: header.pointer)
-        } else {
-            diagnostics.append(
-                Diagnostic(
-                    .error,
-                    "libical could not read this calendar's properties and time zones; its events are read without them",
-                    file: file, line: firstLine))
-        }
+        let (method, timezones) = readHeader(split.header, firstLine: firstLine)
         for (chunk, part) in zip(chunks, parts) {
             guard let root = part.root else {
                 diagnostics.append(
@@ -215,11 +223,39 @@ final class ICSDocument {
         }
     }
 
+    /// Reads the header of a calendar read in parts (its properties, VTIMEZONEs, to-dos): the METHOD and
+    /// time zones its events are read with.
+    func readHeader(_ header: [UInt8], firstLine: Int) -> (method: String?, timezones: [String: String]) {
+        guard let header = ICalComponent.parse(bytes: header, keeping: Self.extensionsRead) else {
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    "libical could not read this calendar's properties and time zones; its events are read without them",
+                    file: file, line: firstLine))
+            return (nil, [:])
+        }
+        roots.append(header)
+        read(header, eventLines: [])
+        return (
+            ICalComponent.value(of: "METHOD", in: header.pointer)?.uppercased(), Self.timezoneTexts(of: header.pointer)
+        )
+    }
+
+    /// Adds a diagnostic of the input (the streamed import's, which reads its events elsewhere).
+    func report(_ diagnostic: Diagnostic) {
+        diagnostics.append(diagnostic)
+    }
+
     /// The `X-` properties the import reads (`EventDecoder`); libical is not given the others. A property
     /// read from here on must be named here too (the tests of each one fail otherwise).
     static let extensionsRead = ICalComponent.ExtensionFilter(
         names: ["X-ALT-DESC", "X-GRAPH-ICS-SENSITIVITY", "X-MICROSOFT-CDO-BUSYSTATUS", "X-MICROSOFT-CDO-IMPORTANCE"],
         prefixes: ["X-LIC-"])
+
+    /// The lines ``Event/Identity`` reads (and the component lines around them): what the streamed import
+    /// parses first, to sort a file's VEVENTs into series and overrides at a fraction of a full parse.
+    static let identityRead = ICalComponent.ExtensionFilter(
+        names: ["BEGIN", "END", "UID", "RECURRENCE-ID", "RRULE"], prefixes: [], onlyThese: true)
 
     /// The deepest nesting of components graph-ics reads. Real calendars nest three deep (VCALENDAR, VEVENT,
     /// VALARM); libical frees and walks component trees recursively, so thousands of levels (a hostile file)

@@ -45,14 +45,27 @@ extension ICalComponent {
         let names: [StaticString]
         /// Prefixes kept, upper-case (`X-LIC-`: libical's own properties, such as `X-LIC-LOCATION`).
         let prefixes: [StaticString]
+        /// Whether every property not named is left out, not only `X-` ones.
+        let onlyThese: Bool
 
-        /// Whether the line at the start of `line` is an `X-` property not kept. Only a line whose name
-        /// ends on it (at `;` or `:`) is judged; anything else is left to libical.
+        init(names: [StaticString], prefixes: [StaticString], onlyThese: Bool = false) {
+            self.names = names
+            self.prefixes = prefixes
+            self.onlyThese = onlyThese
+        }
+
+        /// Whether the line at the start of `line` is an `X-` property (with ``onlyThese``, any property)
+        /// not kept. Only a line whose name ends on it (at `;` or `:`) is judged; anything else (a
+        /// continuation line of a kept property among it) is left to libical.
         func drops(_ line: UnsafeRawBufferPointer) -> Bool {
-            guard line.count > 2, line[0] | 0x20 == UInt8(ascii: "x"), line[1] == UInt8(ascii: "-") else {
-                return false
+            if onlyThese {
+                guard line.count > 1, line[0] != 0x20, line[0] != 0x09 else { return false }
+            } else {
+                guard line.count > 2, line[0] | 0x20 == UInt8(ascii: "x"), line[1] == UInt8(ascii: "-") else {
+                    return false
+                }
             }
-            var end = 2
+            var end = onlyThese ? 0 : 2
             while end < line.count, line[end] != UInt8(ascii: ";"), line[end] != UInt8(ascii: ":") {
                 if line[end] == 0x0A || line[end] == 0x0D { return false }
                 end += 1

@@ -14,19 +14,10 @@ public enum ICSToGraph {
     public static func plan(
         _ data: Data, options: ImportOptions, settings: ImportSettings = ImportSettings()
     ) throws(ICalBridgeError) -> ImportPlan {
-        try planKeepingSource(data, options: options, settings: settings).plan
+        plan(try ICSDocument(data, file: options.file), options: options, settings: settings)
     }
 
-    /// ``plan(_:options:settings:)``, handing back the parsed file too, for a caller that decides when its memory
-    /// is freed (see ``ParsedCalendar``).
-    public static func planKeepingSource(
-        _ data: Data, options: ImportOptions, settings: ImportSettings = ImportSettings()
-    ) throws(ICalBridgeError) -> (plan: ImportPlan, source: ParsedCalendar) {
-        let document = try ICSDocument(data, file: options.file)
-        return (plan(document, options: options, settings: settings), ParsedCalendar(document))
-    }
-
-    private static func plan(_ document: ICSDocument, options: ImportOptions, settings: ImportSettings) -> ImportPlan {
+    static func plan(_ document: ICSDocument, options: ImportOptions, settings: ImportSettings) -> ImportPlan {
         document.withEvents { events in
             let options = {
                 var options = options
@@ -100,16 +91,5 @@ extension ICSToGraph {
     /// RRULE's 100 days), at most 3,000 (an hourly RRULE's four months, a daily RRULE's eight years).
     static func expansionBudget(filteringRecurrenceRules: Int) -> Int {
         min(3_000, max(100, fileExpansionBudget / max(1, filteringRecurrenceRules)))
-    }
-}
-
-/// A parsed `.ics` file: libical's trees, freed (on all cores) when the last reference to it goes. A program
-/// that ends right after converting may keep it to its end instead: the kernel takes the memory back at no
-/// cost, while freeing the trees of a large file one allocation at a time takes a tenth of the conversion.
-public final class ParsedCalendar {
-    let document: ICSDocument
-
-    init(_ document: ICSDocument) {
-        self.document = document
     }
 }

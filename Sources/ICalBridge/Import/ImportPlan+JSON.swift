@@ -14,30 +14,63 @@ extension ImportPlan {
     /// Writes ``jsonData()``'s bytes into `sink` without holding them twice: the events are written in
     /// slices on all cores, then the slices go to `sink` one after the other, in order.
     public func writeJSON<Sink: ByteSink>(into sink: inout Sink) throws(ICalBridgeError) {
-        guard !events.isEmpty else { return try sink.write(Array("{\n  \"value\": []\n}".utf8)) }
-        // `{"value": [e1, e2, …]}`, pretty-printed.
         let events = events
         let ranges = Parallel.slices(count: events.count, minimum: 256)
-        var slices = Parallel.mapEach(count: ranges.count) { slice -> Result<[UInt8], any Error> in
-            let encoder = JSONStreamEncoder(pretty: true, depth: 2)
-            var bytes: [UInt8] = []
-            return Result {
-                for index in ranges[slice] {
-                    if index > 0 { bytes += Array(",\n    ".utf8) }
-                    try encoder.write(into: &bytes) { sink in try AnnotatedEvent(events[index]).write(to: sink) }
-                }
-                return bytes
-            }
-        }
-        try sink.write(Array("{\n  \"value\": [\n    ".utf8))
+        var slices = Parallel.mapEach(count: ranges.count) { JSONWriter.encode(events[ranges[$0]]) }
+        var writer = JSONWriter()
         for index in slices.indices {
-            switch slices[index] {
-            case .success(let bytes): try sink.write(bytes)
-            case .failure(let error): throw ICalBridgeError(.badInput, "cannot write the Graph JSON: \(error)")
-            }
+            try writer.write(slices[index], into: &sink)
             slices[index] = .success([])
         }
-        try sink.write(Array("\n  ]\n}".utf8))
+        try writer.finish(into: &sink)
+    }
+
+    /// Writes ``jsonData()``'s bytes as the events come, in groups (``ICSToGraph/stream(_:options:settings:transform:consume:)``):
+    /// ``encode(_:)`` on any core, then ``write(_:into:)`` of each group in order, then ``finish(into:)``.
+    /// Nothing is written before the first event, so that a caller who gets none may write nothing.
+    public struct JSONWriter {
+        /// Whether the opening `{"value": [` is written.
+        public private(set) var started = false
+
+        public init() {}
+
+        /// The events' JSON, each after `,\n    ` (the first one's separator is dropped when written).
+        public static func encode(_ events: some Collection<PlannedEvent>) -> Result<[UInt8], ICalBridgeError> {
+            let encoder = JSONStreamEncoder(pretty: true, depth: 2)
+            var bytes: [UInt8] = []
+            do {
+                for event in events {
+                    bytes += Array(separator.utf8)
+                    try encoder.write(into: &bytes) { sink in try AnnotatedEvent(event).write(to: sink) }
+                }
+            } catch {
+                return .failure(ICalBridgeError(.badInput, "cannot write the Graph JSON: \(error)"))
+            }
+            return .success(bytes)
+        }
+
+        /// Writes one group ``encode(_:)`` made, after the opening when it is the first.
+        public mutating func write<Sink: ByteSink>(
+            _ encoded: Result<[UInt8], ICalBridgeError>, into sink: inout Sink
+        ) throws(ICalBridgeError) {
+            let bytes = try encoded.get()
+            guard !bytes.isEmpty else { return }
+            if started {
+                try sink.write(bytes)
+                return
+            }
+            started = true
+            try sink.write(Array("{\n  \"value\": [\n    ".utf8))
+            try sink.write(Array(bytes.dropFirst(Self.separator.utf8.count)))
+        }
+
+        /// Closes the array (`{"value": []}` when no event was written).
+        public mutating func finish<Sink: ByteSink>(into sink: inout Sink) throws(ICalBridgeError) {
+            guard started else { return try sink.write(Array("{\n  \"value\": []\n}".utf8)) }
+            try sink.write(Array("\n  ]\n}".utf8))
+        }
+
+        private static let separator = ",\n    "
     }
 
     /// One planned event as written: its payload and the annotations. Written field by field (`write(to:)`);

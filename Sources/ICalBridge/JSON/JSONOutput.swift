@@ -18,6 +18,14 @@ public enum JSONOutput {
         return Data(bytes)
     }
 
+    /// The bytes of `value` as it is written `depth` levels deep in a document (indented for that depth), for
+    /// a document written in parts.
+    public static func fragment(_ value: JSONValue, depth: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try JSONStreamEncoder(pretty: true, depth: depth).encode(value, into: &bytes)
+        return bytes
+    }
+
     /// The bytes of an `Encodable` value in the same style (its keys sorted too).
     public static func data<Value: Encodable>(encoding value: Value) throws -> Data {
         try data(JSONValue(encoding: value))
