@@ -66,9 +66,19 @@ public final class DAVAccounts: Sendable {
         return session
     }
 
-    /// Records that an account's sign-in was refused (writes tell the client so).
-    func refuse(_ account: String, problem: String) {
+    /// When each account's sign-in was last refused (the token endpoint or Graph answered that it expired).
+    private let refusedAt = Mutex<[String: Date]>([:])
+
+    /// Records that an account's sign-in was refused (writes tell the client so); its calendars rest for
+    /// `retryAfter` seconds: the token endpoint is not asked again before.
+    func refuse(_ account: String, problem: String, now: Date = Date()) {
         sessions.withLock { $0[account]?.session.problem = problem }
+        refusedAt.withLock { $0[account] = now }
+    }
+
+    /// Whether the account's sign-in was refused less than `retryAfter` seconds ago.
+    func isResting(_ account: String, now: Date = Date()) -> Bool {
+        refusedAt.withLock { $0[account] }.map { now.timeIntervalSince($0) < retryAfter } ?? false
     }
 
     /// The calendars `login` is served, in Graph's order: its `--calendar`s, or every calendar the account
@@ -89,6 +99,7 @@ public final class DAVAccounts: Sendable {
         guard let client = session.client else {
             return made.isEmpty ? stored(login) : made
         }
+        if !made.isEmpty, isResting(login.account, now: now) { return made }
         if !made.isEmpty, let seen = listed.withLock({ $0[login.account] }), now.timeIntervalSince(seen.at) < interval {
             return reconcile(login, made, seen.calendars, session: session, client: client)
         }

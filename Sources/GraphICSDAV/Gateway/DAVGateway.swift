@@ -170,6 +170,7 @@ public final class DAVGateway: Sendable {
         {
             return snapshot
         }
+        if accounts.isResting(calendar.login.account, now: now) { return snapshot }
         let done = startRefresh(calendar)
         let seconds = Double(refreshWait.components.seconds) + Double(refreshWait.components.attoseconds) / 1e18
         _ = done.wait(timeout: .now() + seconds)
@@ -192,6 +193,11 @@ public final class DAVGateway: Sendable {
             } catch {
                 let name = "\(calendar.login.user)/\(calendar.info.name)"
                 logOnceAnHour("graph-ics serve: refreshing \(name) failed: \(error)")
+                if error is AuthError || (error as? GraphError)?.kind == .unauthorized {
+                    accounts.refuse(
+                        calendar.login.account,
+                        problem: "the Outlook sign-in for \(calendar.login.account) on the server expired")
+                }
             }
             refreshing.withLock { $0[calendar.storePath] = nil }
             for _ in 0..<64 { semaphore.signal() }
@@ -216,7 +222,7 @@ public final class DAVGateway: Sendable {
     /// Refreshes every calendar of every login whose last round is older than `--refresh` (serve's
     /// background loop calls it).
     public func refreshAll(now: Date = Date()) {
-        for login in authenticator.logins() {
+        for login in authenticator.logins() where !accounts.isResting(login.account, now: now) {
             for calendar in calendars(of: login) {
                 if let refreshed = calendar.snapshot.refreshed,
                     now.timeIntervalSince(refreshed) < TimeInterval(refreshInterval)
@@ -249,8 +255,9 @@ public final class DAVGateway: Sendable {
                 "lastError": failure.map { FeedRouter.healthSummary($0.message) as Any } ?? NSNull(),
                 "lastErrorAt": failure.map { formatter.string(from: $0.at) as Any } ?? NSNull(),
             ]
-            if calendar.client == nil { entry["signIn"] = "refused" }
-            if failure != nil || calendar.client == nil { healthy = false }
+            let refused = calendar.client == nil || accounts.isResting(calendar.login.account)
+            if refused { entry["signIn"] = "refused" }
+            if failure != nil || refused { healthy = false }
             entries.append(entry)
         }
         guard !entries.isEmpty else { return response }

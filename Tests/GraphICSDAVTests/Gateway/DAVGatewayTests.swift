@@ -334,5 +334,29 @@ import Testing
         #expect(try Self.responses(listing).contains { $0.href == path })
     }
 
+    @Test("A sign-in Graph refuses rests 5 minutes: reads answer from what was served without asking Graph again")
+    func signInRefused() throws {
+        let fixture = try DAVGatewayFixture()
+        try fixture.addSingle("Dentist", day: 3, id: "dentist")
+        #expect(fixture.request("PROPFIND", fixture.calendarPath, headers: [("Depth", "1")]).status == 207)
+        let refused = LoopbackHTTPServer.Response(
+            status: 401, headers: [("Content-Type", "application/json")],
+            body: Data(#"{"error":{"code":"InvalidAuthenticationToken","message":"expired"}}"#.utf8))
+        fixture.standIn.injectFault(.respond(refused), forPathContaining: "/", times: 1000)
+        let first = fixture.request("PROPFIND", fixture.calendarPath, headers: [("Depth", "1")])
+        #expect(try Self.responses(first).count == 2)
+        let asked = fixture.standIn.requests.count
+        for _ in 0..<3 {
+            let again = fixture.request("PROPFIND", fixture.calendarPath, headers: [("Depth", "1")])
+            #expect(try Self.responses(again).count == 2)
+        }
+        #expect(fixture.standIn.requests.count == asked)
+        let healthz = HTTPServerResponse(status: 200, body: HTTPBody(Data(#"{"feeds":[],"status":"ok"}"#.utf8)))
+        let health = try JSONSerialization.jsonObject(with: fixture.gateway.addingHealth(to: healthz).body.data)
+        let entries = (health as? [String: Any])?["caldav"] as? [[String: Any]]
+        #expect(entries?.first?["signIn"] as? String == "refused")
+        fixture.standIn.clearFaults()
+    }
+
     static func text(_ response: HTTPServerResponse) -> String { DAVGatewayFixture.text(response) }
 }
