@@ -77,6 +77,12 @@ extension DAVCalendar {
             let current = snapshot
             let existing = current.item(named: name)
             try preconditions.check(existing)
+            if let failure = existing?.failure {
+                // Its Outlook version is unknown here: a change would be made blind.
+                throw DAVWriteRefusal(
+                    status: 409, condition: .dav("precondition-failed"),
+                    message: "\(failure); change it in Outlook, or delete it here")
+            }
             let options = importOptions(file: name)
             let plan: ImportPlan
             do throws(ICalBridgeError) {
@@ -338,13 +344,11 @@ extension DAVCalendar {
         _ item: DAVItem, source: PullItemSource, master: Data?, window: SyncWindow, _ working: Working
     ) throws {
         var diagnostics: [Diagnostic] = []
-        guard
-            var rendered = try render(source, master: master, existing: item, window: window, diagnostics: &diagnostics)
-        else {
-            let reason = diagnostics.first { $0.severity == .error }?.message ?? "it is not one event or series"
+        var rendered = try render(source, master: master, existing: item, window: window, diagnostics: &diagnostics)
+        if let failure = rendered.failure {
             throw DAVWriteRefusal(
                 status: 502, condition: .caldav("valid-calendar-object-resource"),
-                message: "Outlook holds the event, but it cannot be served: \(reason)")
+                message: "Outlook holds the event, but it cannot be served: \(failure)")
         }
         rendered.outside = !rendered.spans.contains { window.overlaps(start: $0.start, end: $0.end) }
         // Rendered after a write: the client's text is served.
@@ -436,11 +440,9 @@ extension DAVCalendar {
                 let master = source.isSeries ? (masters[source.graphID] ?? nil) : nil
                 if source.isSeries, master == nil { continue }
                 let span = SyncWindow(start: min(range.start, window.start), end: max(range.end, window.end))
-                guard
-                    var item = try render(
-                        source, master: master, existing: nil, window: span, outside: true, diagnostics: &diagnostics),
-                    !taken.contains(item.name)
-                else { continue }
+                var item = try render(
+                    source, master: master, existing: nil, window: span, outside: true, diagnostics: &diagnostics)
+                guard !taken.contains(item.name) else { continue }
                 taken.insert(item.name)
                 meta.sequence += 1
                 item.sequence = meta.sequence

@@ -309,11 +309,8 @@ final class DAVCalendar: Sendable {
                 master = read
             }
             let existing = byGraphID[key]
-            guard
-                var item = try render(
-                    source, master: master, existing: existing, window: window, diagnostics: &diagnostics)
-            else { continue }
-            if let written = pendingByID[key] {
+            var item = try render(source, master: master, existing: existing, window: window, diagnostics: &diagnostics)
+            if let written = pendingByID[key], item.failure == nil {
                 // What a write just sent: its client's text is served, Outlook's version is its baseline.
                 item.body = written.body
                 item.servesClient = true
@@ -363,33 +360,58 @@ final class DAVCalendar: Sendable {
     }
 
     /// The item `source` renders to, as sync's pull writes it (the item's recorded UID kept), with the kept
-    /// properties of `existing`; nil (and a diagnostic) when it cannot be converted or is not one item.
+    /// properties of `existing`. When it cannot be converted or is not one item, the item keeps its name and
+    /// UID and carries the reason (`failure`), and the diagnostics say why.
     func render(
         _ source: PullItemSource, master: Data?, existing: DAVItem?, window: SyncWindow, outside: Bool = false,
         diagnostics: inout [Diagnostic]
-    ) throws -> DAVItem? {
+    ) throws -> DAVItem {
         guard let client else { throw DAVGatewayError.noSession }
         let encoder = PullItemEncoder(client: client, options: exportOptions, window: window)
+        var spans = source.events.compactMap(DAVSpan.of)
+        if spans.isEmpty, let master, let span = DAVSpan.of(master) { spans = [span] }
+        let eventIDs = source.isSeries ? source.occurrenceKeys.keys.sorted() : [source.graphID]
+        let kept = existing?.kept ?? DAVKeptProperties()
+        let before = diagnostics.count
         guard
             let encoded = try encoder.encode(
                 source.events, master: master.map { (source.graphID, $0) }, uid: existing?.uid,
                 diagnostics: &diagnostics),
             encoded.uids.count == 1, encoded.masterCount <= 1
-        else { return nil }
-        let kept = existing?.kept ?? DAVKeptProperties()
+        else {
+            let errors = diagnostics.dropFirst(before).filter { $0.severity == .error }.map(\.message)
+            let reason =
+                errors.isEmpty
+                ? "the series cannot be written as one iCalendar object (its occurrences would each be an event)"
+                : errors.joined(separator: "; ")
+            if errors.isEmpty {
+                diagnostics.append(Diagnostic(.error, reason, eventID: source.graphID, subject: nil))
+            }
+            let uid = existing?.uid ?? Self.uid(of: master ?? source.events.first) ?? source.graphID
+            return DAVItem(
+                name: existing?.name ?? Self.name(forUID: uid), uid: uid, graphID: source.graphID,
+                isSeries: source.isSeries, body: Data(), graphBody: Data(), servesClient: false, etag: "",
+                spans: spans, sequence: 0, eventIDs: eventIDs, master: master, kept: kept, outside: outside,
+                failure: "Outlook's event \(source.graphID) cannot be served as iCalendar: \(reason)")
+        }
         let graphBody = Self.withoutMethod(encoded.contents)
         var body = kept.applied(to: graphBody)
         // A client's text stays served while Outlook's version is the one its PUT made.
         let servesClient = existing.map { $0.servesClient && $0.graphBody == graphBody } ?? false
         if servesClient, let existing { body = existing.body }
-        var spans = source.events.compactMap(DAVSpan.of)
-        if spans.isEmpty, let master, let span = DAVSpan.of(master) { spans = [span] }
         return DAVItem(
             name: existing?.name ?? Self.name(forUID: encoded.uid), uid: encoded.uid, graphID: source.graphID,
             isSeries: source.isSeries, body: body, graphBody: graphBody, servesClient: servesClient,
-            etag: DAVItem.etag(of: body), spans: spans, sequence: 0,
-            eventIDs: source.isSeries ? source.occurrenceKeys.keys.sorted() : [source.graphID], master: master,
+            etag: DAVItem.etag(of: body), spans: spans, sequence: 0, eventIDs: eventIDs, master: master,
             kept: kept, outside: outside)
+    }
+
+    /// Graph's `iCalUId` of an event's JSON, if it has one.
+    static func uid(of event: Data?) -> String? {
+        guard let event, let object = (try? JSONSerialization.jsonObject(with: event)) as? [String: Any],
+            let uid = object["iCalUId"] as? String, !uid.isEmpty
+        else { return nil }
+        return uid
     }
 
     /// An iCalendar text without its METHOD line: a calendar object resource has none (RFC 4791 §4.1).

@@ -32,9 +32,12 @@ final class DAVCalendarStore {
                 name TEXT PRIMARY KEY, uid TEXT NOT NULL, graph_id TEXT NOT NULL, is_series INTEGER NOT NULL,
                 body BLOB NOT NULL, etag TEXT NOT NULL, spans TEXT NOT NULL, sequence INTEGER NOT NULL,
                 event_ids TEXT NOT NULL, master BLOB, kept TEXT NOT NULL, outside INTEGER NOT NULL,
-                graph_body BLOB NOT NULL, serves_client INTEGER NOT NULL);
+                graph_body BLOB NOT NULL, serves_client INTEGER NOT NULL, failure TEXT);
             CREATE TABLE IF NOT EXISTS removed(name TEXT PRIMARY KEY, sequence INTEGER NOT NULL, at INTEGER NOT NULL);
             """)
+        // A store made before items could fail.
+        let columns = try database.query("SELECT name FROM pragma_table_info('items')") { $0.string(0) ?? "" }
+        if !columns.contains("failure") { try database.execute("ALTER TABLE items ADD COLUMN failure TEXT") }
     }
 
     func meta() throws -> Meta {
@@ -90,7 +93,7 @@ final class DAVCalendarStore {
         let decoder = JSONDecoder()
         return try database.query(
             "SELECT name, uid, graph_id, is_series, body, etag, spans, sequence, event_ids, master, kept, outside,"
-                + " graph_body, serves_client FROM items"
+                + " graph_body, serves_client, failure FROM items"
         ) { row in
             DAVItem(
                 name: row.string(0) ?? "", uid: row.string(1) ?? "", graphID: row.string(2) ?? "",
@@ -102,7 +105,7 @@ final class DAVCalendarStore {
                 master: row.data(9),
                 kept: (try? decoder.decode(DAVKeptProperties.self, from: Data((row.string(10) ?? "{}").utf8)))
                     ?? DAVKeptProperties(),
-                outside: row.int64(11) != 0)
+                outside: row.int64(11) != 0, failure: row.string(14))
         }
     }
 
@@ -117,12 +120,14 @@ final class DAVCalendarStore {
         }
         try database.run(
             "INSERT OR REPLACE INTO items(name, uid, graph_id, is_series, body, etag, spans, sequence, event_ids,"
-                + " master, kept, outside, graph_body, serves_client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                + " master, kept, outside, graph_body, serves_client, failure)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 .text(item.name), .text(item.uid), .text(item.graphID), .integer(item.isSeries ? 1 : 0),
                 .blob(item.body), .text(item.etag), .text(json(item.spans)), .integer(item.sequence),
                 .text(json(item.eventIDs)), .nullable(item.master), .text(json(item.kept)),
                 .integer(item.outside ? 1 : 0), .blob(item.graphBody), .integer(item.servesClient ? 1 : 0),
+                .nullable(item.failure),
             ])
         try database.run("DELETE FROM removed WHERE name = ?", [.text(item.name)])
     }

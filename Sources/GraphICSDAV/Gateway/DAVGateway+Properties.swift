@@ -172,11 +172,29 @@ extension DAVGateway {
                 }
             }
         }
+        // An item Outlook's version of cannot be served: its content's properties fail, with the reason.
+        var failed: [DAVElement] = []
+        var description: String?
+        if case .object(_, let item) = resource, let failure = item.failure {
+            let isContent = { (element: DAVElement) in Self.contentProperties.contains(element.name) }
+            failed = (found + missing).filter(isContent).map { DAVElement($0.name) }
+            found.removeAll(where: isContent)
+            missing.removeAll(where: isContent)
+            description = failure
+        }
         var propstats: [DAVPropstat] = []
-        if !found.isEmpty || missing.isEmpty { propstats.append(DAVPropstat(status: 200, properties: found)) }
+        if !found.isEmpty || (missing.isEmpty && failed.isEmpty) {
+            propstats.append(DAVPropstat(status: 200, properties: found))
+        }
+        if !failed.isEmpty { propstats.append(DAVPropstat(status: 500, properties: failed)) }
         if !missing.isEmpty, !minimal { propstats.append(DAVPropstat(status: 404, properties: missing)) }
-        return DAVResponse(href: href, propstats: propstats)
+        return DAVResponse(href: href, propstats: propstats, description: description)
     }
+
+    /// The properties of a calendar object that come from its content.
+    static let contentProperties: Set<DAVName> = [
+        .dav("getetag"), .dav("getcontenttype"), .dav("getcontentlength"), .caldav("calendar-data"),
+    ]
 
     /// `Prefer: return=minimal` (RFC 7240) or `Brief: t`.
     static func wantsMinimal(_ request: HTTPServerRequest) -> Bool {

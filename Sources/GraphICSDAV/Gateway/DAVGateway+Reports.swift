@@ -16,6 +16,7 @@ extension DAVGateway {
         guard let calendar = calendar(key, of: login), let item = fresh(calendar).item(named: name) else {
             return notFound()
         }
+        if let failure = item.failure { return text(500, failure + "\n") }
         var headers: [(name: String, value: String)] = [("Content-Type", Self.objectType), ("ETag", item.etag)]
         headers.append(("Cache-Control", "private, no-cache"))
         if let match = request.header("If-None-Match"), Self.etags(match).contains(item.etag) || match == "*" {

@@ -36,6 +36,10 @@ struct DAVItem: Sendable, Equatable {
     var kept: DAVKeptProperties
     /// Held although the mirror's window does not show it: PUT outside the window, or it left the window.
     var outside: Bool
+    /// Why Outlook's version cannot be served (it cannot be converted, or is not one iCalendar object); nil for
+    /// an item served. Such an item is listed with an error propstat of its own (its body is empty), so that one
+    /// bad event never fails a whole answer.
+    var failure: String? = nil
 
     static func etag(of body: Data) -> String {
         "\"" + SHA256.hexDigest(body).prefix(16) + "\""
