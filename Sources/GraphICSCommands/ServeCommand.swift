@@ -208,13 +208,14 @@ struct ServeCommand: Command {
             terminal.note("no feeds yet; add one with 'graph-ics feed add NAME'")
         }
         waitForStop(watcher)
-        davRefresh.stop()
         // Each of these waits for its threads: the watcher's, libmicrohttpd's (the responses under way
-        // finish) with the request deadlines' watchdog, and the refresh threads, whose Graph requests and
-        // retry waits are cancelled.
+        // finish) with the request deadlines' watchdog, and the refresh threads, the feeds' and then the
+        // gateway's, whose Graph requests and retry waits are cancelled (`service.stop()` cancels them all).
         watcher.stop()
         http.stop()
         service.stop()
+        dav.stop()
+        davRefresh.stop()
         terminal.err("graph-ics serve: stopped")
         return .ok
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GraphICS
 import GraphICSServe
+import ICalBridge
 import Synchronization
 
 /// Answers CalDAV under `/dav/` and `/.well-known/caldav`: discovery, reads from each calendar's
@@ -23,8 +24,22 @@ public final class DAVGateway: Sendable {
     let log: @Sendable (String) -> Void
     /// How long a request waits for a refresh it started (5 s).
     let refreshWait: Duration
-    /// Calendars with a refresh under way (by store path): at most one per calendar.
-    private let refreshing = Mutex<[String: DispatchSemaphore]>([:])
+    /// The refresh rounds started: at most one per calendar under way, each on a thread of its own.
+    private let rounds = Mutex(Rounds())
+
+    private struct Rounds {
+        /// Calendars with a round under way (by store path), and what signals its end.
+        var running: [String: DispatchSemaphore] = [:]
+        /// The rounds' threads not joined yet, and whether each has ended.
+        var threads: [(thread: JoinableThread, ended: RoundEnd)] = []
+        /// ``stop()`` was called: no round starts.
+        var stopped = false
+    }
+
+    /// Set by a round's thread as its last step: its join returns at once.
+    private final class RoundEnd: Sendable {
+        let value = Atomic<Bool>(false)
+    }
     /// When each failure was last logged (by calendar and message): the same failure once an hour.
     private let logged = Mutex<[String: Date]>([:])
 
@@ -177,33 +192,63 @@ public final class DAVGateway: Sendable {
         return calendar.snapshot
     }
 
-    /// Starts a round of `calendar` unless one is under way; returns what signals its end.
+    /// Starts a round of `calendar` unless one is under way; returns what signals its end (at once when the
+    /// gateway is stopping or no thread can be made now: the snapshot is answered from).
     @discardableResult
     func startRefresh(_ calendar: DAVCalendar) -> DispatchSemaphore {
-        let (semaphore, start) = refreshing.withLock { running -> (DispatchSemaphore, Bool) in
-            if let semaphore = running[calendar.storePath] { return (semaphore, false) }
-            let semaphore = DispatchSemaphore(value: 0)
-            running[calendar.storePath] = semaphore
-            return (semaphore, true)
-        }
-        guard start else { return semaphore }
-        let thread = Thread { [self] in
-            do {
-                try calendar.refresh()
-            } catch {
-                let name = "\(calendar.login.user)/\(calendar.info.name)"
-                logOnceAnHour("graph-ics serve: refreshing \(name) failed: \(error)")
-                if error is AuthError || (error as? GraphError)?.kind == .unauthorized {
-                    accounts.refuse(
-                        calendar.login.account,
-                        problem: "the Outlook sign-in for \(calendar.login.account) on the server expired")
-                }
+        rounds.withLock { rounds -> DispatchSemaphore in
+            // The threads of the rounds that ended are joined as the next one starts.
+            rounds.threads.removeAll { round in
+                guard round.ended.value.load(ordering: .acquiring) else { return false }
+                round.thread.join()
+                return true
             }
-            refreshing.withLock { $0[calendar.storePath] = nil }
-            for _ in 0..<64 { semaphore.signal() }
+            if let semaphore = rounds.running[calendar.storePath] { return semaphore }
+            let semaphore = DispatchSemaphore(value: 0)
+            guard !rounds.stopped else {
+                semaphore.signal()
+                return semaphore
+            }
+            let ended = RoundEnd()
+            let thread = JoinableThread.start(name: "graph-ics dav round") { [self] in
+                round(calendar)
+                self.rounds.withLock { $0.running[calendar.storePath] = nil }
+                ended.value.store(true, ordering: .releasing)
+                for _ in 0..<64 { semaphore.signal() }
+            }
+            guard let thread else {
+                semaphore.signal()
+                return semaphore
+            }
+            rounds.running[calendar.storePath] = semaphore
+            rounds.threads.append((thread, ended))
+            return semaphore
         }
-        thread.start()
-        return semaphore
+    }
+
+    /// One refresh of `calendar`, its failure logged (once an hour) and a refused sign-in set to rest.
+    private func round(_ calendar: DAVCalendar) {
+        do {
+            try calendar.refresh()
+        } catch {
+            let name = "\(calendar.login.user)/\(calendar.info.name)"
+            logOnceAnHour("graph-ics serve: refreshing \(name) failed: \(error)")
+            if error is AuthError || (error as? GraphError)?.kind == .unauthorized {
+                accounts.refuse(
+                    calendar.login.account,
+                    problem: "the Outlook sign-in for \(calendar.login.account) on the server expired")
+            }
+        }
+    }
+
+    /// Starts no more rounds and waits for those under way (serve cancels their Graph requests first).
+    public func stop() {
+        let threads = rounds.withLock { rounds in
+            rounds.stopped = true
+            defer { rounds.threads = [] }
+            return rounds.threads.map(\.thread)
+        }
+        for thread in threads { thread.join() }
     }
 
     /// Logs `line` unless the same line was logged in the last hour (a sign-in that expired fails every
