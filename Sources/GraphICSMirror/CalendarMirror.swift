@@ -220,18 +220,29 @@ public final class CalendarMirror {
     /// The instants an event's `start` and `end` stand for (graph-ics asks for times in UTC); an all-day
     /// event's are widened by 14 hours each way, since its days are the viewer's. Nil when it has none.
     public static func span(of raw: Data) -> (Int64?, Int64?) {
-        guard let object = (try? JSONSerialization.jsonObject(with: raw)) as? [String: Any] else { return (nil, nil) }
+        guard let object = (try? JSONSerialization.jsonObject(with: raw)) as? [String: Any],
+            let times = instants(of: object), let ends = times.end
+        else { return (nil, nil) }
+        let slack: Int64 = times.isAllDay ? 14 * 3600 : 0
+        return (times.start - slack, max(times.start, ends) + slack)
+    }
+
+    /// The instants of an event's `start` and `end` as Graph gives them to graph-ics (in UTC), in seconds
+    /// since 1970; an all-day event's are its dates at 00:00 UTC (a date has no zone). Nil without a usable
+    /// start; `end` is nil without a usable end.
+    public static func instants(of object: [String: Any]) -> (start: Int64, end: Int64?, isAllDay: Bool)? {
+        let allDay = object["isAllDay"] as? Bool == true
         func instant(_ key: String) -> Int64? {
             guard let time = object[key] as? [String: Any], let text = time["dateTime"] as? String,
                 let stamp = GraphTimestamp.parse(text)
             else { return nil }
+            if allDay { return stamp.civil.secondsSinceEpoch }
             let zone = time["timeZone"] as? String
             guard zone == nil || zone == "UTC" || stamp.utcOffsetSeconds != nil else { return nil }
             return stamp.instant ?? stamp.civil.secondsSinceEpoch
         }
-        guard let starts = instant("start"), let ends = instant("end") else { return (nil, nil) }
-        let slack: Int64 = object["isAllDay"] as? Bool == true ? 14 * 3600 : 0
-        return (starts - slack, max(starts, ends) + slack)
+        guard let start = instant("start") else { return nil }
+        return (start, instant("end"), allDay)
     }
 
     /// The consumer's read after the round.

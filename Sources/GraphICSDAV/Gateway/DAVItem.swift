@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import ICalBridge
 
 /// One calendar object resource the gateway serves: one UID, the VEVENTs (master and overrides) and
@@ -67,17 +68,7 @@ struct DAVSpan: Sendable, Equatable, Codable {
     }
 
     static func of(_ object: [String: Any]) -> DAVSpan? {
-        let allDay = object["isAllDay"] as? Bool == true
-        func instant(_ key: String) -> Int64? {
-            guard let time = object[key] as? [String: Any], let text = time["dateTime"] as? String,
-                let stamp = GraphTimestamp.parse(text)
-            else { return nil }
-            if allDay { return stamp.civil.secondsSinceEpoch }
-            let zone = time["timeZone"] as? String
-            guard zone == nil || zone == "UTC" || stamp.utcOffsetSeconds != nil else { return nil }
-            return stamp.instant ?? stamp.civil.secondsSinceEpoch
-        }
-        guard let start = instant("start") else { return nil }
-        return DAVSpan(start: start, end: max(start, instant("end") ?? start))
+        guard let times = CalendarMirror.instants(of: object) else { return nil }
+        return DAVSpan(start: times.start, end: max(times.start, times.end ?? times.start))
     }
 }
