@@ -270,7 +270,7 @@ extension DAVCalendar {
         var inMaster = false
         var isOverride = false
         var found: EventResponse?
-        for line in DAVKeptProperties.unfolded(body) {
+        for line in UnfoldedLines.strings(in: body) {
             let upper = line.uppercased()
             if upper == "BEGIN:VEVENT" {
                 inMaster = true

@@ -1,6 +1,7 @@
 import Foundation
 import GraphICSMirror
 import GraphICSServe
+import ICalBridge
 
 /// GET, and the REPORTs: calendar-multiget, calendar-query (recurrence-aware time ranges), sync-collection.
 extension DAVGateway {
@@ -166,7 +167,7 @@ enum DAVFilter {
             guard item.spans.contains(where: { $0.overlaps(start: start, end: end) }) else { return false }
         }
         if !filter.properties.isEmpty {
-            let lines = DAVKeptProperties.unfolded(item.body)
+            let lines = UnfoldedLines.strings(in: item.body)
             for property in filter.properties where !matchesProperty(property, lines) { return false }
         }
         return true

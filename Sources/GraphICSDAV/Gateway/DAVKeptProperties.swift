@@ -1,4 +1,5 @@
 import Foundation
+import ICalBridge
 
 /// What a client PUT that Graph cannot hold, kept per resource and served back inside the same VEVENT:
 /// X- properties (`X-MOZ-LASTACK`, `X-MOZ-SNOOZE-TIME`, `X-APPLE-*`, any other) except the ones graph-ics's
@@ -33,7 +34,7 @@ struct DAVKeptProperties: Sendable, Equatable, Codable {
         var depth: [String] = []
         var alarms = 0
         var alarmLines: [String] = []
-        for line in Self.unfolded(text) {
+        for line in UnfoldedLines.strings(in: text) {
             let upper = line.uppercased()
             if upper.hasPrefix("BEGIN:") {
                 let name = String(upper.dropFirst(6))
@@ -88,7 +89,7 @@ struct DAVKeptProperties: Sendable, Equatable, Codable {
         var key = ""
         var depth = 0
         var inEvent = false
-        for line in Self.unfolded(body) {
+        for line in UnfoldedLines.strings(in: body) {
             let upper = line.uppercased()
             if upper.hasPrefix("BEGIN:") {
                 depth += 1
@@ -98,14 +99,14 @@ struct DAVKeptProperties: Sendable, Equatable, Codable {
                 }
             } else if upper.hasPrefix("END:") {
                 if upper == "END:VEVENT", inEvent {
-                    for kept in lines[key] ?? [] { output += Self.folded(kept) }
+                    for kept in lines[key] ?? [] { output += UnfoldedLines.folded(kept) }
                     inEvent = false
                 }
                 depth -= 1
             } else if inEvent, upper.hasPrefix("RECURRENCE-ID") {
                 key = Self.value(of: line)
             }
-            output += Self.folded(line)
+            output += UnfoldedLines.folded(line)
         }
         return Data(output.utf8)
     }
@@ -119,37 +120,5 @@ struct DAVKeptProperties: Sendable, Equatable, Codable {
             if character == ":", !quoted { return String(line[line.index(after: index)...]) }
         }
         return ""
-    }
-
-    /// The content lines of an iCalendar text, unfolded (CRLF or LF line ends).
-    static func unfolded(_ data: Data) -> [String] {
-        let text = String(decoding: data, as: UTF8.self)
-        var result: [String] = []
-        for raw in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            var line = Substring(raw)
-            if line.hasSuffix("\r") { line = line.dropLast() }
-            if let first = line.first, first == " " || first == "\t", !result.isEmpty {
-                result[result.count - 1] += line.dropFirst()
-            } else if !line.isEmpty {
-                result.append(String(line))
-            }
-        }
-        return result
-    }
-
-    /// A content line folded at 75 octets without splitting a UTF-8 sequence, with CRLF.
-    static func folded(_ line: String) -> String {
-        var output = ""
-        var count = 0
-        for scalar in line.unicodeScalars {
-            let size = String(scalar).utf8.count
-            if count + size > 75 {
-                output += "\r\n "
-                count = 1
-            }
-            output.unicodeScalars.append(scalar)
-            count += size
-        }
-        return output + "\r\n"
     }
 }

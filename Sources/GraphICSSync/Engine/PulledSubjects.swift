@@ -1,4 +1,5 @@
 import Foundation
+import ICalBridge
 
 /// The subjects of the items a pull plan writes, for the report's lines (`pulled new  FILE  SUBJECT`):
 /// the first SUMMARY of each file as the pull encoded it (the master's, for a series). The pull reports

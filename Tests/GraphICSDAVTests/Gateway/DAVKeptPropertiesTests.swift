@@ -1,4 +1,5 @@
 import Foundation
+import ICalBridge
 import TestSupport
 import Testing
 
@@ -62,13 +63,13 @@ import Testing
         #expect(text.contains("RECURRENCE-ID:20261214T090000Z\r\nX-MOZ-LASTACK:20261214T085500Z\r\nEND:VEVENT"))
         #expect(text.components(separatedBy: "BEGIN:VALARM").count == 2)
         #expect(DAVKeptProperties().applied(to: served) == served)
-        let long = DAVKeptProperties.folded("X-A:" + String(repeating: "é", count: 60))
+        let long = UnfoldedLines.folded("X-A:" + String(repeating: "é", count: 60))
         #expect(long.split(separator: "\r\n").allSatisfy { $0.utf8.count <= 75 })
     }
 
     @Test("Unfolding joins continuation lines, with CRLF or LF line ends")
     func unfolding() {
-        let lines = DAVKeptProperties.unfolded(Data("A:1\r\n 2\nB;X=\"a:b\":3\n".utf8))
+        let lines = UnfoldedLines.strings(in: Data("A:1\r\n 2\nB;X=\"a:b\":3\n".utf8))
         #expect(lines == ["A:12", "B;X=\"a:b\":3"])
         #expect(DAVKeptProperties.value(of: lines[1]) == "3")
     }

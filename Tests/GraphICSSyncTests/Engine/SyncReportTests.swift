@@ -98,6 +98,14 @@ import Testing
 }
 
 @Suite struct PulledSubjectsTests {
+    @Test func theReportsSummaryReadsFoldedLines() {
+        let text =
+            "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:uid-\r\n one\r\nSUMMARY:Stand\r\n up\\, daily\r\nBEGIN:VALARM\r\n"
+            + "UID:alarm\r\nEND:VALARM\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:uid-one\r\nRECURRENCE-ID:20261207T090000Z\r\n"
+            + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+        #expect(PulledSubjects.summary(in: Data(text.utf8)) == "Standup, daily")
+    }
+
     @Test func theFirstSummaryIsReadUnfoldedAndUnescaped() {
         let text =
             "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY;LANGUAGE=en:Lunch\\, then a very long walk\r\n"
