@@ -204,42 +204,37 @@ extension DAVCalendar {
         }
         let state = try GraphItemState(baseline, operation: "reading event \(existing.graphID)")
         let options = importOptions(file: existing.name)
-        var change = try? EventChange.between(graphJSON: baseline, event, options: options)
-        var sent = false
-        // The user's own answer to an invitation: an accept, tentative or decline, never a PATCH of attendees.
-        if state.standing.isOrganizer == false {
-            change?.fields.remove("attendees")
-            change?.patch.attendees = nil
-            if change?.fields.isEmpty == true { change = nil }
-            if let mailbox, let answer = Self.answer(of: mailbox, in: body),
-                answer != Self.answer(of: mailbox, in: existing.body)
-            {
-                try client.respond(
-                    toEvent: existing.graphID, with: answer, comment: nil, sendResponse: login.invitations == .send)
-                sent = true
-            }
-        }
-        if state.standing.isOnlineMeeting {
-            if change?.fields.contains("body") == true {
-                throw DAVWriteRefusal(
-                    status: 403, condition: .caldav("valid-calendar-object-resource"),
-                    message: SyncPush.onlineMeetingBodyRefusal)
-            }
-        }
         // A series' overrides and EXDATEs are applied again only when they differ from the served ones.
         let served = try? ICSToGraph.plan(existing.body, options: options, settings: importSettings)
         let overridesChanged =
             event.payload.recurrence != nil && event.followUps != (served?.events.first?.followUps ?? [])
-        if change != nil || overridesChanged {
-            let mailing: MailingRule.Change = overridesChanged ? .update : .patch(change?.fields ?? [])
-            if state.mails(mailing), login.invitations == .refuse {
-                throw DAVWriteRefusal.invitations(login, attendees: state.attendees, doing: "changing it")
-            }
-            if let change {
+        // The user's own answer to an invitation is an accept, tentative or decline, never a PATCH of attendees.
+        let answering = state.standing.isOrganizer == false
+        let plan: UpdatePlan
+        switch state.decideUpdate(
+            to: event, options: options, appliesOccurrences: overridesChanged, answering: answering,
+            mayMail: login.invitations == .send)
+        {
+        case .refused(let reason):
+            throw DAVWriteRefusal(status: 403, condition: .caldav("valid-calendar-object-resource"), message: reason)
+        case .held(let attendees):
+            throw DAVWriteRefusal.invitations(login, attendees: attendees, doing: "changing it")
+        case .send(let decided): plan = decided
+        }
+        var sent = false
+        if answering, let mailbox, let answer = Self.answer(of: mailbox, in: body),
+            answer != Self.answer(of: mailbox, in: existing.body)
+        {
+            try client.respond(
+                toEvent: existing.graphID, with: answer, comment: nil, sendResponse: login.invitations == .send)
+            sent = true
+        }
+        if plan.sends {
+            if let patch = try plan.patch(of: event, graph: state) {
                 let etag = state.changeKey.map(GraphItemState.etag(forChangeKey:)) ?? "*"
-                _ = try client.updateEvent(id: existing.graphID, patch: try change.payload(), ifMatch: etag)
+                _ = try client.updateEvent(id: existing.graphID, patch: patch, ifMatch: etag)
             }
-            if overridesChanged {
+            if plan.appliesOccurrences {
                 let result = try EventImporter(client: client).finishSeries(
                     of: ImportItem(file: existing.name, event: event), seriesID: existing.graphID,
                     attendees: state.attendees)

@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import ICalBridge
 
 /// What a push reads of an event before changing or deleting it (`GET events/{id}`).
 public struct GraphItemState: Sendable {
@@ -39,5 +40,102 @@ public struct GraphItemState: Sendable {
     /// The `If-Match` value for a recorded change key (Graph's etag is `W/"changeKey"`).
     public static func etag(forChangeKey changeKey: String) -> String {
         "W/\"\(changeKey)\""
+    }
+}
+
+/// How a changed event goes to Graph: decided in one place for sync's push and the CalDAV gateway, from
+/// Graph's event as it is (the baseline of ``EventChange``), the one ``MailingRule``, and what Graph cannot
+/// take.
+public enum UpdateDecision {
+    /// Not sent, for the reason given (an online meeting's description, a series made single).
+    case refused(String)
+    /// Not sent: Graph would mail the event's attendees, and the user did not allow that.
+    case held(attendees: Int)
+    case send(UpdatePlan)
+}
+
+/// What an update sends.
+public struct UpdatePlan {
+    /// Only what changed against Graph's event; nil when nothing did, or when that could not be read (`whole`).
+    public var change: EventChange?
+    /// The whole payload is sent (without the body of an online meeting): the change against Graph's event
+    /// could not be read.
+    public var whole: Bool
+    /// A series whose occurrences are applied again, whatever its master's change.
+    public var appliesOccurrences: Bool
+
+    /// Whether anything goes to Graph (the master's PATCH or the occurrences).
+    public var sends: Bool { whole || change != nil || appliesOccurrences }
+
+    /// The master's PATCH when only the fields that changed are sent, with `extendedProperties` added; the
+    /// whole payload when `whole`; nil when the master is not patched.
+    public func patch(
+        of event: PlannedEvent, graph: GraphItemState,
+        adding extendedProperties: [GraphSingleValueExtendedProperty] = []
+    ) throws -> Data? {
+        if let change { return try change.payload(adding: extendedProperties) }
+        guard whole else {
+            guard !extendedProperties.isEmpty else { return nil }
+            var onlyProperties = GraphEvent()
+            onlyProperties.singleValueExtendedProperties = extendedProperties
+            return try onlyProperties.jsonPayload()
+        }
+        var payload = event.updatePayload
+        if graph.standing.isOnlineMeeting { payload.body = nil }
+        if !extendedProperties.isEmpty { payload.singleValueExtendedProperties = extendedProperties }
+        return try payload.jsonPayload()
+    }
+}
+
+extension GraphItemState {
+    /// Why a changed DESCRIPTION of an online meeting is not sent (api/event-update.md, "Notes for updating
+    /// specific properties": a body without the meeting's own blob turns the meeting off for every attendee).
+    public static let onlineMeetingBodyRefusal =
+        "the description of an online meeting is not sent: Graph would drop its join details for every "
+        + "attendee; change the description in Outlook, or undo the change here"
+
+    /// How `event` (the new version, as the import maps it) changes this event.
+    /// - `appliesOccurrences`: a series' overrides and cancellations are applied again (an update for the
+    ///   mail rule).
+    /// - `answering`: the user attends and does not organise it; its attendees are answered (accept, decline),
+    ///   never patched.
+    /// - `alsoSending`: fields every PATCH carries besides the changes (sync's file property).
+    /// - `mayMail`: whether the user allowed a write that mails the attendees.
+    public func decideUpdate(
+        to event: PlannedEvent, options: ImportOptions, appliesOccurrences: Bool, answering: Bool = false,
+        alsoSending: Set<String> = [], mayMail: Bool
+    ) -> UpdateDecision {
+        var change: EventChange?
+        var whole = false
+        do {
+            change = try EventChange.between(graphJSON: json, event, options: options)
+        } catch {
+            whole = true
+        }
+        if answering, var answered = change {
+            answered.fields.remove("attendees")
+            answered.patch.attendees = nil
+            change = answered.fields.isEmpty ? nil : answered
+        }
+        // An online meeting keeps its join details in its body: a body sent without them turns the meeting
+        // off for every attendee (api/event-update.md), so none is ever sent.
+        if standing.isOnlineMeeting {
+            if change?.fields.contains("body") == true { return .refused(Self.onlineMeetingBodyRefusal) }
+            change = change?.keepingGraphsBody()
+        }
+        // A series' occurrences applied again are an update for the mail rule; a change of the event alone is a
+        // PATCH of its fields (a reminder mails nobody).
+        let plan = UpdatePlan(change: change, whole: whole, appliesOccurrences: appliesOccurrences)
+        if plan.sends {
+            let mailing: MailingRule.Change =
+                whole || appliesOccurrences ? .update : .patch((change?.fields ?? []).union(alsoSending))
+            if mails(mailing), !mayMail { return .held(attendees: attendees) }
+        }
+        if type == "seriesMaster", event.payload.recurrence == nil {
+            return .refused(
+                "Graph holds a series and the new version is a single event (no RRULE); Graph cannot make a "
+                    + "series single: delete the event and save it as a new one")
+        }
+        return .send(plan)
     }
 }

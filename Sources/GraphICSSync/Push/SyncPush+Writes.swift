@@ -102,24 +102,20 @@ extension SyncPush {
     /// What an update sends, read from Graph's event and the file.
     struct UpdateSend {
         var graph: GraphItemState
-        /// Only what changed against Graph's event; nil when nothing did or when it could not be read (`whole`).
-        var change: EventChange?
-        /// The whole payload is sent: the change against Graph's event could not be read.
-        var whole: Bool
+        /// What changed against Graph's event, and what goes to Graph (``GraphItemState/decideUpdate``).
+        var plan: UpdatePlan
         /// Graph already holds this very file (a run killed before recording its own change).
         var landed: Bool
         var isSeries: Bool
-        /// A series whose occurrences are applied again, whatever its master's change.
-        var appliesOccurrences: Bool
 
         /// Whether a PATCH goes out; otherwise the file's new hash is only recorded.
-        var sends: Bool { !landed && (whole || change != nil || appliesOccurrences) }
+        var sends: Bool { !landed && plan.sends }
         /// What the report says once it is done.
         var outcome: PushedItem.Outcome { sends || landed ? .pushed(.changed) : .recorded }
     }
 
-    /// The checks of an update (change key, meeting, online meeting's body, a series made single), reading
-    /// Graph only.
+    /// The checks of an update (change key, and the one decision of what goes to Graph: the mail rule, an
+    /// online meeting's body, a series made single), reading Graph only.
     func updateStep(_ action: PushAction, overriding: Bool) throws -> UpdateStep {
         guard let event = action.event, let file = action.file, let recorded = action.record,
             let id = recorded.graphID
@@ -141,39 +137,17 @@ extension SyncPush {
             }
         }
         let isSeries = event.payload.recurrence != nil
-        // Only what changed against Graph's event (``EventChange``); the whole payload when that cannot be
-        // read. An online meeting keeps its join details in its body: a body sent without them turns the
-        // meeting off for every attendee (api/event-update.md), so the push never sends one.
-        var change: EventChange?
-        var whole = false
-        do {
-            change = try EventChange.between(graphJSON: graph.json, event, options: settings.importOptions)
-        } catch {
-            whole = true
+        // Every PATCH carries the file's property; a series' occurrences are applied again whatever its
+        // master's change.
+        switch graph.decideUpdate(
+            to: event, options: settings.importOptions, appliesOccurrences: isSeries && !event.followUps.isEmpty,
+            alsoSending: ["singleValueExtendedProperties"], mayMail: settings.notifiesAttendees)
+        {
+        case .refused(let reason): return .outcome(.refused(reason: reason))
+        case .held(let attendees): return .outcome(.held(attendees: attendees))
+        case .send(let plan):
+            return .send(UpdateSend(graph: graph, plan: plan, landed: landed, isSeries: isSeries))
         }
-        if graph.standing.isOnlineMeeting {
-            if change?.fields.contains("body") == true {
-                return .outcome(.refused(reason: Self.onlineMeetingBodyRefusal))
-            }
-            change = change?.keepingGraphsBody()
-        }
-        // A series' occurrences are applied again whatever its master's change: the mail rule reads that as an
-        // update; a change of the event alone is a PATCH of its fields (a reminder mails nobody).
-        let appliesOccurrences = isSeries && !event.followUps.isEmpty
-        let mailing: MailingRule.Change =
-            whole || appliesOccurrences
-            ? .update : .patch((change?.fields ?? []).union(["singleValueExtendedProperties"]))
-        if graph.mails(mailing), !settings.notifiesAttendees { return .outcome(.held(attendees: graph.attendees)) }
-        if graph.type == "seriesMaster", !isSeries {
-            return .outcome(
-                .refused(
-                    reason: "Graph holds a series and the file now holds a single event (no RRULE); Graph cannot make "
-                        + "a series single: delete the file and save the event as a new one"))
-        }
-        return .send(
-            UpdateSend(
-                graph: graph, change: change, whole: whole, landed: landed, isSeries: isSeries,
-                appliesOccurrences: appliesOccurrences))
     }
 
     /// Changes the event of a changed file: the checks (``updateStep(_:overriding:)``), the PATCH with
@@ -201,25 +175,15 @@ extension SyncPush {
             let properties =
                 (event.updatePayload.singleValueExtendedProperties ?? [])
                 + [GraphSingleValueExtendedProperty(id: Self.filePropertyID, value: Self.fileValue(file.sha256))]
-            let body: Data
-            if let change = step.change {
-                body = try change.payload(adding: properties)
-            } else if !step.whole {
-                var onlyProperties = GraphEvent()
-                onlyProperties.singleValueExtendedProperties = properties
-                body = try onlyProperties.jsonPayload()
-            } else {
-                var payload = event.updatePayload
-                if graph.standing.isOnlineMeeting { payload.body = nil }
-                payload.singleValueExtendedProperties = properties
-                body = try payload.jsonPayload()
+            if let body = try step.plan.patch(of: event, graph: graph, adding: properties) {
+                let etag =
+                    overriding ? graph.etag ?? "*" : GraphItemState.etag(forChangeKey: recorded.changeKey ?? "")
+                let answer = try client.updateEvent(id: id, patch: body, ifMatch: etag)
+                changeKey = try GraphItemState(answer, operation: "updating event \(id)").changeKey
             }
-            let etag = overriding ? graph.etag ?? "*" : GraphItemState.etag(forChangeKey: recorded.changeKey ?? "")
-            let answer = try client.updateEvent(id: id, patch: body, ifMatch: etag)
-            changeKey = try GraphItemState(answer, operation: "updating event \(id)").changeKey
         }
         if step.isSeries {
-            if step.appliesOccurrences {
+            if step.plan.appliesOccurrences {
                 let item = ImportItem(file: path(action.fileName), event: event)
                 let result = try EventImporter(client: client).finishSeries(
                     of: item, seriesID: id, attendees: graph.attendees)
@@ -236,11 +200,8 @@ extension SyncPush {
         return step.outcome
     }
 
-    /// Why a changed DESCRIPTION of an online meeting is not sent (api/event-update.md, "Notes for updating
-    /// specific properties": a body without the meeting's own blob turns the meeting off for every attendee).
-    public static let onlineMeetingBodyRefusal =
-        "the description of an online meeting is not sent: Graph would drop its join details for every "
-        + "attendee; change the description in Outlook, or undo the change here"
+    /// Why a changed DESCRIPTION of an online meeting is not sent (``GraphItemState/onlineMeetingBodyRefusal``).
+    public static let onlineMeetingBodyRefusal = GraphItemState.onlineMeetingBodyRefusal
 
     // MARK: Delete
 
