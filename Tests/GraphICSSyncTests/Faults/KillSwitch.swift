@@ -35,6 +35,23 @@ struct KillPoint: Codable, Sendable, CustomStringConvertible, CustomTestStringCo
     var description: String { "\(step.rawValue) #\(occurrence)" }
     var testDescription: String { description }
 
+    /// `points`, or under `GRAPH_ICS_TEST_KILL_STRIDE=N` (scripts/test-sanitizers sets it) every Nth of each
+    /// step's points, its first and last kept: the sanitizer run looks for memory errors, which the same code
+    /// paths show at fewer points, while the plain test run kills at every point.
+    static func sampled(_ points: [KillPoint]) -> [KillPoint] {
+        guard let text = ProcessInfo.processInfo.environment["GRAPH_ICS_TEST_KILL_STRIDE"], let stride = Int(text),
+            stride > 1
+        else { return points }
+        var kept: [KillPoint] = []
+        for step in Step.allCases {
+            let ofStep = points.filter { $0.step == step }
+            for (index, point) in ofStep.enumerated() where index % stride == 0 || index == ofStep.count - 1 {
+                kept.append(point)
+            }
+        }
+        return kept
+    }
+
     /// `count` points of `step` spread evenly over its occurrences 1 … `total`, both ends included.
     static func spread(_ step: Step, over total: Int, count: Int) -> [KillPoint] {
         guard count > 1 else { return [KillPoint(step, 1)] }

@@ -7,7 +7,8 @@ import Testing
 /// 150 ticket files outside the window (2020 and 2028), written into a synced folder: a sync SIGKILLed at
 /// each point of the two-way kill sweep while it pushes them, or while the next sync asks Graph about them,
 /// then run again, ends with 150 files as written, 150 events in Graph, and nothing deleted on either side.
-/// One case at a time (`.serialized`), as the other kill suites.
+/// One case at a time (`.serialized`), as the other kill suites; under the sanitizers, at every fourth point
+/// (``KillPoint/sampled(_:)``).
 @Suite(.serialized) struct SyncOutsideWindowKillTests {
     static let count = 150
 
@@ -78,14 +79,16 @@ import Testing
 
     @Test(
         "a sync pushing 150 files outside the window, killed at a point, keeps them all",
-        arguments: SyncTwoWayKillTests.points)
+        arguments: KillPoint.sampled(SyncTwoWayKillTests.points))
     func killedWhilePushing(at point: KillPoint) async throws {
         let fixture = try PullFixture()
         let files = try Self.writeTickets(fixture)
         try await Self.killAndRecover(fixture, files, at: point)
     }
 
-    @Test("the sync after that push, killed while asking Graph about them, keeps them all", arguments: confirmingPoints)
+    @Test(
+        "the sync after that push, killed while asking Graph about them, keeps them all",
+        arguments: KillPoint.sampled(confirmingPoints))
     func killedWhileConfirming(at point: KillPoint) async throws {
         let fixture = try PullFixture()
         let files = try Self.writeTickets(fixture)
