@@ -95,11 +95,12 @@ let package = Package(
             name: "GraphICSMain",
             dependencies: ["GraphICSCommands", "CGlibc"]
         ),
-        // Helpers the test targets share (the package's folders, iCalendar text, a locked value, running a
-        // program); no test framework in it.
+        // Helpers the test targets share (the package's folders, iCalendar text, a locked value, the one
+        // process spawner with its pseudo-terminal, the one raw HTTP client); no test framework in it.
+        // CGlibc for posix_spawn's glibc extensions.
         .target(
             name: "TestSupport",
-            dependencies: [],
+            dependencies: ["CGlibc"],
             path: "Tests/TestSupport"
         ),
         .testTarget(

@@ -65,33 +65,13 @@ public struct ProgramRun: Sendable {
     public var err: String
 }
 
-/// Runs `executable` with `arguments` and `input` on standard input, reading both pipes before waiting
-/// (a child blocked on a full pipe would never exit).
-public func runProgram(_ executable: String, _ arguments: [String], input: String = "") throws -> ProgramRun {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let errData = Locked(Data())
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-        errData.set(stderr.fileHandleForReading.readDataToEndOfFile())
-        done.signal()
-    }.start()
-    let outData = stdout.fileHandleForReading.readDataToEndOfFile()
-    done.wait()
-    process.waitUntilExit()
-    return ProgramRun(
-        status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
-        err: String(decoding: errData.value, as: UTF8.self))
+/// Runs `executable` with `arguments` and `input` on standard input (a ``ChildProcess``), killing it and
+/// throwing when it takes longer than `timeout` seconds.
+public func runProgram(
+    _ executable: String, _ arguments: [String], input: String = "", timeout: Double = 600
+) throws -> ProgramRun {
+    let exit = try ChildProcess(executable, arguments, stdin: .bytes(Data(input.utf8))).wait(timeout: timeout)
+    return ProgramRun(status: exit.status ?? exit.signal ?? 0, out: exit.out, err: exit.err)
 }
 
 /// Events to seed into a Graph stand-in, as its `addEvent` takes them (Graph's JSON as dictionaries).

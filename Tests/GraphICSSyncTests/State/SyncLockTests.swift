@@ -76,21 +76,19 @@ import Testing
         let path = SyncLock.path(directory: directory.path, folder: folder)
         // util-linux's flock(1) takes the same flock(2) lock; the shell writes its id the way SyncLock does
         // and then becomes `sleep`, keeping both the id and the descriptor.
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/bin/sh")
-        child.arguments = ["-c", "exec 9<>\"$0\" && flock -x 9 && echo $$ >\"$0\" && exec sleep 30", path]
-        try child.run()
-        defer { if child.isRunning { child.terminate() } }
+        let child = try ChildProcess(
+            "/bin/sh", ["-c", "exec 9<>\"$0\" && flock -x 9 && echo $$ >\"$0\" && exec sleep 30", path])
+        defer { child.signal(SIGTERM) }
         let deadline = ContinuousClock.now + .seconds(10)
-        while lockFileText() != "\(child.processIdentifier)\n", ContinuousClock.now < deadline {
+        while lockFileText() != "\(child.pid)\n", ContinuousClock.now < deadline {
             usleep(20_000)
         }
         let error = try #require(throws: SyncStoreError.self) {
             try SyncLock(directory: directory.path, folder: folder, timeout: .milliseconds(200))
         }
-        #expect(error.message.contains("process \(child.processIdentifier)"))
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
+        #expect(error.message.contains("process \(child.pid)"))
+        child.signal(SIGKILL)
+        _ = try child.wait(timeout: 30)
         let lock = try SyncLock(directory: directory.path, folder: folder, timeout: .seconds(2))
         #expect(lockFileText() == "\(getpid())\n")
         withExtendedLifetime(lock) {}

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import TestSupport
 import Testing
 
 /// December 2026, the window the delta tests track.

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import TestSupport
 import Testing
 
 /// What Graph does to a PATCH that api/event-update.md warns about (a body of an online meeting sent

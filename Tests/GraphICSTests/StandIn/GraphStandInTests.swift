@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,141 +9,14 @@ import Testing
     import Darwin
 #endif
 
-/// A minimal HTTP/1.1 client over one POSIX socket, so the stand-in is proven without graph-ics's transport.
-final class RawHTTPConnection {
-    struct Response {
-        var status: Int
-        var headers: [(name: String, value: String)]
-        var body: Data
-
-        func header(_ name: String) -> String? {
-            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
-        }
-
-        var json: [String: Any] {
-            (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
-        }
-
-        var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+extension RawHTTPConnection.Response {
+    /// The body as a JSON object (empty when it is not one).
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    let fd: Int32
-    private var buffer: [UInt8] = []
-
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            Glibc.close(fd)
-            throw Failure(description: "connect failed")
-        }
-    }
-
-    deinit {
-        Glibc.close(fd)
-    }
-
-    func write(_ bytes: [UInt8]) throws {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress.map { $0 + sent }, raw.count - sent, Int32(MSG_NOSIGNAL))
-            }
-            guard count > 0 else { throw Failure(description: "send failed") }
-            sent += count
-        }
-    }
-
-    func send(
-        _ method: String, _ target: String, headers: [(String, String)] = [], body: Data? = nil, close: Bool = false
-    ) throws {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if let body { head += "Content-Length: \(body.count)\r\n" }
-        if close { head += "Connection: close\r\n" }
-        head += "\r\n"
-        try write(Array(head.utf8) + Array(body ?? Data()))
-    }
-
-    /// Reads one more chunk; false at end of stream.
-    private func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffer += chunk[0..<count]
-        return true
-    }
-
-    /// True when the server closed the connection (nothing more to read).
-    func isClosedByPeer() -> Bool {
-        buffer.isEmpty && !fill()
-    }
-
-    func readResponse() throws -> Response {
-        var headEnd: Int?
-        while headEnd == nil {
-            if let range = findCRLFCRLF() {
-                headEnd = range
-            } else if !fill() {
-                throw Failure(description: "connection closed before a response head")
-            }
-        }
-        guard let end = headEnd else { throw Failure(description: "no head") }
-        let head = String(decoding: buffer[0..<end], as: UTF8.self)
-        buffer.removeFirst(end + 4)
-        let lines = head.components(separatedBy: "\r\n")
-        let statusParts = lines[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
-            throw Failure(description: "bad status line \(lines[0])")
-        }
-        var headers: [(name: String, value: String)] = []
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append(
-                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-        }
-        let length =
-            headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? 0
-        while buffer.count < length {
-            guard fill() else { throw Failure(description: "connection closed inside a body") }
-        }
-        let body = Data(buffer[0..<length])
-        buffer.removeFirst(length)
-        return Response(status: status, headers: headers, body: body)
-    }
-
-    private func findCRLFCRLF() -> Int? {
-        guard buffer.count >= 4 else { return nil }
-        for index in 0...(buffer.count - 4)
-        where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
-            return index
-        }
-        return nil
-    }
-
-    /// One request on a fresh connection.
-    static func request(
-        port: Int, _ method: String, _ target: String, headers: [(String, String)] = [], body: Data? = nil
-    ) throws -> Response {
-        let connection = try RawHTTPConnection(port: port)
-        try connection.send(method, target, headers: headers, body: body, close: true)
-        return try connection.readResponse()
-    }
+    /// Graph's `error.code`.
+    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
 }
 
 /// A stand-in with one user and a token, plus shortcuts for requests against it.
@@ -224,17 +98,15 @@ struct StandInFixture {
         }
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.write(
-            Array(
-                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
-                    .utf8))
+        try connection.send(
+            "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+        )
         let chunked = try connection.readResponse()
         #expect(String(decoding: chunked.body, as: UTF8.self) == "hello world")
-        try connection.write(
-            Array("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n".utf8))
+        try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n")
         let interim = try connection.readResponse()
         #expect(interim.status == 100)
-        try connection.write(Array("abc".utf8))
+        try connection.send("abc")
         let final = try connection.readResponse()
         #expect(final.status == 200)
         #expect(String(decoding: final.body, as: UTF8.self) == "abc")
@@ -245,7 +117,7 @@ struct StandInFixture {
         let server = try LoopbackHTTPServer { _ in .respond(.text(200, "ok")) }
         defer { server.stop() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.write([0x00, 0xFF, 0x13, 0x37] + Array("\r\n\r\n".utf8))
+        try connection.send(Data([0x00, 0xFF, 0x13, 0x37] + Array("\r\n\r\n".utf8)))
         let response = try connection.readResponse()
         #expect(response.status == 400)
         #expect(connection.isClosedByPeer())

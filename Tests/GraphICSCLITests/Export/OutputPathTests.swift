@@ -142,7 +142,7 @@ import Testing
         }
         let script =
             "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "
-            + [binary.path, "convert", Self.input, "-o", "/dev/null"].map(SpawnedGraphICS.quoted).joined(separator: " ")
+            + [binary.path, "convert", Self.input, "-o", "/dev/null"].map(shellQuoted).joined(separator: " ")
         let shell = try ShellRun(script)
         #expect(shell.status == 0, "as nobody: stderr: \(shell.err)")
         #expect(shell.err.isEmpty, "as nobody: stderr: \(shell.err)")
@@ -249,8 +249,8 @@ import Testing
         try withTemporaryDirectory { directory in
             let file = directory.appendingPathComponent("log.ics")
             try Data("first line\n".utf8).write(to: file)
-            let command = [binary.path, "convert", Self.input, "-o", "/dev/stdout"].map(SpawnedGraphICS.quoted)
-            let shell = try ShellRun(command.joined(separator: " ") + " >> " + SpawnedGraphICS.quoted(file.path))
+            let command = [binary.path, "convert", Self.input, "-o", "/dev/stdout"].map(shellQuoted)
+            let shell = try ShellRun(command.joined(separator: " ") + " >> " + shellQuoted(file.path))
             #expect(shell.status == 0, "stderr: \(shell.err)")
             let text = Self.normalised(try Data(contentsOf: file))
             #expect(text == "first line\n" + (try Self.expectedCalendar()), "the file was replaced, not appended to")
@@ -266,10 +266,10 @@ import Testing
         let binary = try #require(GraphICSBinary.url)
         try withTemporaryDirectory { directory in
             let count = directory.appendingPathComponent("count")
-            let command = [binary.path, "convert", Self.input, "-o"].map(SpawnedGraphICS.quoted)
+            let command = [binary.path, "convert", Self.input, "-o"].map(shellQuoted)
             let script =
-                command.joined(separator: " ") + " >(wc -c > " + SpawnedGraphICS.quoted(count.path) + "); wait"
-            let shell = try ShellRun("\(bash) -c " + SpawnedGraphICS.quoted(script))
+                command.joined(separator: " ") + " >(wc -c > " + shellQuoted(count.path) + "); wait"
+            let shell = try ShellRun("\(bash) -c " + shellQuoted(script))
             #expect(shell.status == 0, "stderr: \(shell.err)")
             #expect(waitUntil { fileText(count.path)?.hasSuffix("\n") == true })
             let bytes = try #require(fileText(count.path)).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -293,7 +293,7 @@ import Testing
             try original.write(to: ticket)
             let link = directory.appendingPathComponent("link.ics")
             try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "c.ics")
-            let quoted = SpawnedGraphICS.quoted
+            let quoted = shellQuoted
             let command: String
             switch how {
             case "same":
@@ -344,7 +344,7 @@ import Testing
             let input = try Self.largeInput(in: directory)
             let status = directory.appendingPathComponent("status")
             let errors = directory.appendingPathComponent("errors")
-            let quoted = SpawnedGraphICS.quoted
+            let quoted = shellQuoted
             let script =
                 ignoring + [binary.path, "convert", input.path].map(quoted).joined(separator: " ") + " 2> "
                 + quoted(errors.path) + " | head -c 100 > /dev/null; echo ${PIPESTATUS[0]} > " + quoted(status.path)
@@ -392,7 +392,7 @@ struct ShellRun {
         let out = folder.appendingPathComponent("out")
         let err = folder.appendingPathComponent("err")
         let shell = try SpawnedShell(
-            "(\(script)) > \(SpawnedGraphICS.quoted(out.path)) 2> \(SpawnedGraphICS.quoted(err.path))", in: folder)
+            "(\(script)) > \(shellQuoted(out.path)) 2> \(shellQuoted(err.path))", in: folder)
         status = shell.waitForExit()
         self.out = fileText(out.path) ?? ""
         self.err = fileText(err.path) ?? ""

@@ -1,6 +1,7 @@
 import Foundation
 import GraphICS
 import GraphStandIn
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -30,17 +31,18 @@ struct SpawnResult {
     var errLines: [String] { err.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
 }
 
-/// A `graph-ics` child started with `posix_spawn` through `/bin/sh`, for what `graphICS(…)` cannot do:
-/// signal it while it runs, give it resource limits (`ulimit`), measure its peak memory.
+/// A `graph-ics` child started through `/bin/sh` (TestSupport's ``ChildProcess``), for what `graphICS(…)`
+/// cannot do: signal it while it runs, give it resource limits (`ulimit`), measure its peak memory.
 ///
 /// The child gets every signal at its default disposition and none blocked, as a shell would give it (the
 /// test runner's threads block some). Its stdout and stderr go to files, so nothing can fill a pipe.
 final class SpawnedGraphICS {
-    let pid: pid_t
+    private let child: ChildProcess
     let arguments: [String]
-    private let started = ContinuousClock.now
     private let outputFile: URL
     private let errorFile: URL
+
+    var pid: pid_t { child.pid }
 
     /// Starts `graph-ics arguments` in `directory` with `environment` added to the test's own (minus any
     /// `GRAPH_ICS_*`); `limits` are shell commands run before it (`ulimit -f 64; trap '' XFSZ`), `stdin` a
@@ -49,41 +51,16 @@ final class SpawnedGraphICS {
         _ arguments: [String], environment extra: [String: String], in directory: URL, stdin: String = "/dev/null",
         limits: String = ""
     ) throws {
-        let binary = try #require(GraphICSBinary.url, "no graph-ics executable next to the test bundle")
+        let binary = try graphICSPath()
         self.arguments = arguments
         let tag = UUID().uuidString
         outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("graph-ics-out-\(tag)")
         errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("graph-ics-err-\(tag)")
-        let command = ([binary.path] + arguments).map(Self.quoted).joined(separator: " ")
+        let command = ([binary] + arguments).map(shellQuoted).joined(separator: " ")
         let script =
-            "cd \(Self.quoted(directory.path)) || exit 120; \(limits)\n"
-            + "exec \(command) < \(Self.quoted(stdin)) > \(Self.quoted(outputFile.path)) 2> \(Self.quoted(errorFile.path))"
-
-        var environment = ProcessInfo.processInfo.environment.filter {
-            !$0.key.hasPrefix("GRAPH_ICS_") || $0.key == "GRAPH_ICS_BINARY"
-        }
-        environment["NO_COLOR"] = "1"
-        environment.merge(extra) { _, new in new }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var child: pid_t = 0
-        let code = Self.withCStrings(["/bin/sh", "-c", script]) { argv in
-            Self.withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
-                posix_spawn(&child, "/bin/sh", nil, &attributes, argv, envp)
-            }
-        }
-        try #require(code == 0, "posix_spawn failed: \(String(cString: strerror(code)))")
-        pid = child
+            "cd \(shellQuoted(directory.path)) || exit 120; \(limits)\n"
+            + "exec \(command) < \(shellQuoted(stdin)) > \(shellQuoted(outputFile.path)) 2> \(shellQuoted(errorFile.path))"
+        child = try ChildProcess("/bin/sh", ["-c", script], environment: graphICSEnvironment(extra))
         // Linux updates VmHWM lazily, so the resident size at this instant may be above it: take the larger.
         inheritedPeakKiB = max(
             Self.highWaterMarkKiB(of: "self") ?? Int.max, Self.highWaterMarkKiB(of: "self", field: "VmRSS:") ?? 0)
@@ -124,60 +101,29 @@ final class SpawnedGraphICS {
 
     /// Sends `signal` to the child.
     func send(_ signal: Int32) {
-        kill(pid, signal)
+        child.signal(signal)
     }
 
     /// Waits for the child to end (killing it and throwing after `timeout` seconds).
     func wait(timeout: Double = defaultTimeout) throws -> SpawnResult {
-        var status: Int32 = 0
-        var usage = rusage()
-        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
         var sampledPeak = 0
-        while true {
-            if let mark = Self.highWaterMarkKiB(of: "\(pid)") { sampledPeak = max(sampledPeak, mark) }
-            let done = wait4(pid, &status, WNOHANG, &usage)
-            if done == pid { break }
-            if done < 0, errno != EINTR {
-                throw ProcessTimedOut(arguments: arguments, seconds: -1)
+        let pid = child.pid
+        let exit: ChildExit
+        do {
+            exit = try child.wait(timeout: timeout) {
+                if let mark = Self.highWaterMarkKiB(of: "\(pid)") { sampledPeak = max(sampledPeak, mark) }
             }
-            if ContinuousClock.now > deadline {
-                kill(pid, SIGKILL)
-                _ = wait4(pid, &status, 0, &usage)
-                throw ProcessTimedOut(arguments: arguments, seconds: timeout)
-            }
-            usleep(2_000)
+        } catch let error as ChildProcessError where error.timedOut {
+            throw ProcessTimedOut(arguments: arguments, seconds: timeout)
         }
-        let elapsed = started.duration(to: .now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        let signalNumber = status & 0x7F
         return SpawnResult(
-            status: signalNumber == 0 ? (status >> 8) & 0xFF : nil,
-            signal: signalNumber == 0 ? nil : signalNumber,
+            status: exit.status, signal: exit.signal,
             stdout: Self.contents(of: outputFile.path),
             stderr: Self.contents(of: errorFile.path),
             // No reading at all counts as unbounded, so that a bound cannot pass by accident.
-            peakMemoryKiB: Int(usage.ru_maxrss) > inheritedPeakKiB
-                ? Int(usage.ru_maxrss) : sampledPeak == 0 ? Int.max : sampledPeak,
-            seconds: seconds)
-    }
-
-    /// `text` in single quotes for `/bin/sh`.
-    static func quoted(_ text: String) -> String {
-        "'" + text.replacing("'", with: "'\\''") + "'"
-    }
-
-    /// Calls `body` with `strings` as a NULL-terminated C array (argv, envp).
-    static func withCStrings<T>(
-        _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T
-    ) -> T {
-        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-        pointers.append(nil)
-        defer { for pointer in pointers { free(pointer) } }
-        return pointers.withUnsafeBufferPointer { buffer in
-            // A buffer of a non-empty array always has a base address.
-            guard let base = buffer.baseAddress else { preconditionFailure("empty argument vector") }
-            return body(base)
-        }
+            peakMemoryKiB: exit.maxResidentKiB > inheritedPeakKiB
+                ? exit.maxResidentKiB : sampledPeak == 0 ? Int.max : sampledPeak,
+            seconds: exit.seconds)
     }
 }
 

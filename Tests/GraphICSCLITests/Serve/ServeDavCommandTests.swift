@@ -31,11 +31,11 @@ import Testing
 
     static let principal = #"<propfind xmlns="DAV:"><prop><current-user-principal/></prop></propfind>"#
 
-    func propfind(_ serve: ServeProcess, _ credentials: (String, String)) throws -> RawHTTPResponse {
-        let connection = try RawConnection(port: serve.port)
+    func propfind(_ serve: ServeProcess, _ credentials: (String, String)) throws -> RawHTTPConnection.Response {
+        let connection = try RawHTTPConnection(port: serve.port, timeout: 20)
         let body = Data(Self.principal.utf8)
         try connection.send(
-            RawConnection.head(
+            RawHTTPConnection.head(
                 method: "PROPFIND", path: "/dav/",
                 headers: [credentials, ("Depth", "0"), ("Content-Length", String(body.count))])
                 + Self.principal)
@@ -67,10 +67,10 @@ import Testing
         let secret = try password(["add", "ada"])
         let serve = try ServeProcess(["--listen", "127.0.0.1:0"], environment: environment, in: account.folder)
         try serve.waitForLine("CalDAV at ")
-        let large = try RawConnection(port: serve.port)
+        let large = try RawHTTPConnection(port: serve.port, timeout: 20)
         let body = String(repeating: "x", count: (1 << 20) + 1)
         try large.send(
-            RawConnection.head(
+            RawHTTPConnection.head(
                 method: "PUT", path: "/dav/ada/x/y.ics",
                 headers: [Self.basic("ada", secret), ("Content-Length", String(body.utf8.count))]) + body)
         #expect(try large.readResponse().status == 413)

@@ -1,6 +1,7 @@
 import Foundation
 import GraphICS
 import GraphStandIn
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -547,39 +548,21 @@ func graphICSShell(_ command: String, in directory: URL) throws -> Int32 {
 
 /// A `/bin/sh -c` child (a helper server for a test), stopped with SIGTERM.
 final class SpawnedShell {
-    let pid: pid_t
+    private let child: ChildProcess
 
     init(_ command: String, in directory: URL) throws {
-        let script = "cd \(SpawnedGraphICS.quoted(directory.path)) || exit 120; \(command)"
-        var child: pid_t = 0
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
-        let code = SpawnedGraphICS.withCStrings(["/bin/sh", "-c", script]) { argv in
-            SpawnedGraphICS.withCStrings(environment) { envp in
-                posix_spawn(&child, "/bin/sh", nil, &attributes, argv, envp)
-            }
-        }
-        try #require(code == 0, "posix_spawn failed: \(String(cString: strerror(code)))")
-        pid = child
+        let script = "cd \(shellQuoted(directory.path)) || exit 120; \(command)"
+        child = try ChildProcess("/bin/sh", ["-c", script], stdout: .null, stderr: .null)
     }
 
+    /// The exit status, -1 when a signal ended the shell.
     func waitForExit() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
+        let exit = child.waitForExit(timeout: 86_400)
+        return exit?.status ?? -1
     }
 
     func stop() {
-        kill(pid, SIGTERM)
+        child.signal(SIGTERM)
         _ = waitForExit()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import TestSupport
 import Testing
 
 /// `graph-ics delete`, `edit` and `respond` against the Graph stand-in: what each sends, whom Graph would
@@ -374,47 +375,20 @@ import Testing
 
 /// `delete --search` asking on a terminal: standard input is a pseudo-terminal that types the answer.
 @Suite struct DeleteConfirmationTests {
-    /// `TIOCSPTLCK` and `TIOCGPTN` (Linux, asm-generic/ioctls.h).
-    static let setLock: UInt = 0x4004_5431
-    static let getNumber: UInt = 0x8004_5430
-
-    /// Runs the built graph-ics with standard input on a pseudo-terminal into which `typed` is written;
-    /// standard output and error are pipes.
+    /// Runs the built graph-ics with standard input on a pseudo-terminal (not its controlling terminal) into
+    /// which `typed` is written; standard output and error are pipes.
     static func runOnTerminal(_ account: StandInAccount, _ arguments: [String], typed: String) throws -> ProcessResult {
-        let binary = try #require(GraphICSBinary.url)
-        // /dev/ptmx by hand: glibc's posix_openpt, grantpt and ptsname are not visible to Swift.
-        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        try #require(master >= 0)
-        defer { close(master) }
-        var unlock: CInt = 0
-        var number: CInt = 0
-        try #require(ioctl(master, Self.setLock, &unlock) == 0 && ioctl(master, Self.getNumber, &number) == 0)
-        let slaveName = "/dev/pts/\(number)"
-        let slave = try #require(FileHandle(forUpdatingAtPath: slaveName))
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GRAPH_ICS_") }
-        environment["NO_COLOR"] = "1"
-        environment.merge(account.tokenEnvironment()) { _, new in new }
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = slave
-        process.standardOutput = output
-        process.standardError = errors
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        try slave.close()
-        _ = typed.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, $0.count - 1) }
-        if exited.wait(timeout: .now() + defaultTimeout) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
+        let child = try ChildProcess(
+            try graphICSPath(), arguments, environment: graphICSEnvironment(account.tokenEnvironment()),
+            stdin: .terminal)
+        child.type(typed)
+        let exit: ChildExit
+        do {
+            exit = try child.wait(timeout: defaultTimeout)
+        } catch let error as ChildProcessError where error.timedOut {
             throw ProcessTimedOut(arguments: arguments, seconds: defaultTimeout)
         }
-        return ProcessResult(
-            status: process.terminationStatus, stdout: output.fileHandleForReading.readDataToEndOfFile(),
-            stderr: errors.fileHandleForReading.readDataToEndOfFile())
+        return ProcessResult(status: exit.status ?? exit.signal ?? 0, stdout: exit.stdout, stderr: exit.stderr)
     }
 
     @Test("on a terminal, delete --search asks and deletes on 'y'; anything else deletes nothing (exit 0)")

@@ -1,19 +1,13 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `graph-ics --version`: the version, the C libraries graph-ics runs with, the zone database.
 @Suite(.tags(.zoneRules)) struct VersionTests {
     /// What pkg-config says of a library's installed version.
     static func pkgConfig(_ module: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["pkg-config", "--modversion", module]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try runProgram("/usr/bin/env", ["pkg-config", "--modversion", module])
+        return run.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func versionNamesTheLibrariesItRunsWithAsTheirPackagesDo() throws {

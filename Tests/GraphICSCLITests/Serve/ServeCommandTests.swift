@@ -59,8 +59,8 @@ import Testing
     /// Asks until `accept` takes the answer (a feed's first refresh runs after serve starts listening).
     static func poll(
         _ serve: ServeProcess, _ path: String, headers: [(String, String)] = [], timeout: Double = 30,
-        until accept: (RawHTTPResponse) -> Bool
-    ) throws -> RawHTTPResponse {
+        until accept: (RawHTTPConnection.Response) -> Bool
+    ) throws -> RawHTTPConnection.Response {
         let deadline = Date().addingTimeInterval(timeout)
         var last = try serve.request(path, headers: headers)
         while !accept(last) && Date() < deadline {
@@ -70,7 +70,9 @@ import Testing
         return last
     }
 
-    static func text(_ response: RawHTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+    static func text(_ response: RawHTTPConnection.Response) -> String {
+        String(decoding: response.body, as: UTF8.self)
+    }
 
     @Test func servesAFeedWithTheHTTPContract() throws {
         let fixture = try Fixture()
@@ -266,8 +268,9 @@ import Testing
         let serve = try fixture.serve()
         let full = try Self.poll(serve, path, headers: [("Accept-Encoding", "identity")]) { $0.status == 200 }
         #expect(full.body.count > 2_000_000, "a body larger than the socket buffers")
-        let connection = try RawConnection(port: serve.port, receiveBuffer: 4096)
-        try connection.send(RawConnection.head(method: "GET", path: path, headers: [("Accept-Encoding", "identity")]))
+        let connection = try RawHTTPConnection(port: serve.port, timeout: 20, receiveBuffer: 4096)
+        try connection.send(
+            RawHTTPConnection.head(method: "GET", path: path, headers: [("Accept-Encoding", "identity")]))
         usleep(300_000)
         serve.signal(SIGTERM)
         usleep(300_000)
@@ -285,8 +288,8 @@ import Testing
         let serve = try fixture.serve()
         let full = try Self.poll(serve, path, headers: [("Accept-Encoding", "identity")]) { $0.status == 200 }
         #expect(full.body.count > 6_000_000, "a body larger than the socket buffers of both sides")
-        let reader = try RawConnection(port: serve.port, receiveBuffer: 4096)
-        try reader.send(RawConnection.head(method: "GET", path: path, headers: [("Accept-Encoding", "identity")]))
+        let reader = try RawHTTPConnection(port: serve.port, timeout: 20, receiveBuffer: 4096)
+        try reader.send(RawHTTPConnection.head(method: "GET", path: path, headers: [("Accept-Encoding", "identity")]))
         usleep(300_000)
         serve.signal(SIGTERM)
         usleep(500_000)

@@ -1,5 +1,6 @@
 import Foundation
 import GraphStandIn
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -317,17 +318,9 @@ import Testing
         let (account, environment) = try Self.account()
         let file = try Self.bulkFile(120, in: account.folder)
         account.standIn.latency = .milliseconds(15)
-        let binary = try #require(GraphICSBinary.url)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["import", file]
-        var childEnvironment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GRAPH_ICS_") }
-        childEnvironment.merge(environment) { _, new in new }
-        process.environment = childEnvironment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let child = try ChildProcess(
+            try graphICSPath(), ["import", file], environment: graphICSEnvironment(environment), stdout: .null,
+            stderr: .null)
         // Six batches of lookups, then six of creates, four at a time, each a chain of twenty at 15 ms: kill
         // while the first four batches of creates are under way, before the last two are sent.
         let deadline = Date().addingTimeInterval(20)
@@ -335,9 +328,8 @@ import Testing
             usleep(2_000)
         }
         usleep(60_000)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        child.signal(SIGKILL)
+        #expect(try child.wait(timeout: defaultTimeout).signal == SIGKILL)
         usleep(400_000)  // let the stand-in finish the chains it had started
         let afterKill = account.standIn.eventCount
         #expect(afterKill > 0 && afterKill < 120, "\(afterKill) events after the kill")

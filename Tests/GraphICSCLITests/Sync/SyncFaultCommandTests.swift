@@ -3,6 +3,7 @@ import GraphICS
 import GraphICSMirror
 import GraphICSSync
 import GraphStandIn
+import TestSupport
 import Testing
 
 /// The built `graph-ics sync` against a refused sign-in (77, nothing changed) and a full disk (74, the
@@ -92,21 +93,7 @@ import Testing
 
 /// Runs `script` with `/bin/sh -c` (the environment as `graphICS` sets it), for limits a shell sets.
 func graphICSShell(_ script: String, environment extra: [String: String]) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", script]
-    var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GRAPH_ICS_") }
-    environment["NO_COLOR"] = "1"
-    environment.merge(extra) { _, new in new }
-    process.environment = environment
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, stdout: out, stderr: err)
+    let child = try ChildProcess("/bin/sh", ["-c", script], environment: graphICSEnvironment(extra))
+    let exit = try child.wait(timeout: defaultTimeout)
+    return ProcessResult(status: exit.status ?? exit.signal ?? 0, stdout: exit.stdout, stderr: exit.stderr)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GraphICSSync
 import GraphStandIn
+import TestSupport
 import Testing
 
 /// The built `graph-ics sync` SIGKILLed while Graph serves its `n`th request (the stand-in runs in the
@@ -102,29 +103,23 @@ import Testing
         /// Starts `graph-ics sync` and SIGKILLs it as soon as `due` (given the seconds since the start) says so;
         /// returns whether the kill came before the run ended.
         private func syncKilled(when due: (TimeInterval) -> Bool) throws -> Bool {
-            let process = Process()
-            process.executableURL = GraphICSBinary.url
-            process.arguments = ["sync", folder]
-            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GRAPH_ICS_") }
-            environment.merge(self.environment) { _, new in new }
-            process.environment = environment
-            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            try process.run()
+            let process = try ChildProcess(
+                try graphICSPath(), ["sync", folder], environment: graphICSEnvironment(environment), stdout: .null,
+                stderr: .null)
             let started = Date()
             let deadline = started.addingTimeInterval(60)
             while process.isRunning, Date() < deadline {
                 if due(Date().timeIntervalSince(started)) {
-                    kill(process.processIdentifier, SIGKILL)
+                    process.signal(SIGKILL)
                     break
                 }
                 usleep(500)
             }
-            process.waitUntilExit()
+            let exit = try process.wait(timeout: defaultTimeout)
             // Graph finishes what it was given before the next run starts (a request still being served
             // would land in the middle of the rerun: a 412, reported as a conflict, then settled).
             while standIn.server.inFlight > 0, Date() < deadline { usleep(1000) }
-            return process.terminationReason == .uncaughtSignal
+            return exit.signal != nil
         }
 
         /// The subjects of the mailbox's events.

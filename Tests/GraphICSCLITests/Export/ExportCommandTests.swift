@@ -1,6 +1,7 @@
 import Foundation
 import GraphStandIn
 import ICalBridge
+import TestSupport
 import Testing
 
 /// `graph-ics export` end to end: the built binary against the Graph stand-in, with latency and throttling.
@@ -241,35 +242,13 @@ import Testing
         for index in 0..<5 {
             try Self.seed(account.standIn, "Event \(index)", at: Self.week49.addingTimeInterval(Double(index) * 3600))
         }
-        // A pseudo-terminal as the child's stderr: /dev/ptmx, unlocked (TIOCSPTLCK), its number (TIOCGPTN);
-        // the generic Linux ioctl numbers (x86_64, arm64), which Swift does not import as constants.
-        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        try #require(master >= 0)
-        defer { close(master) }
-        var unlock: CInt = 0
-        var number: CInt = 0
-        try #require(ioctl(master, UInt(0x4004_5431), &unlock) == 0 && ioctl(master, UInt(0x8004_5430), &number) == 0)
-        let terminal = try #require(FileHandle(forUpdatingAtPath: "/dev/pts/\(number)"))
-        let process = Process()
-        process.executableURL = GraphICSBinary.url
-        process.arguments = ["export", "--week", "2026-W49", "-o", "week.ics"]
-        process.currentDirectoryURL = account.folder
-        process.environment = account.tokenEnvironment()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = terminal
-        try process.run()
-        try terminal.close()
-        var seen: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(master, &chunk, chunk.count)
-            if count <= 0 { break }
-            seen += chunk[0..<count]
-        }
-        process.waitUntilExit()
-        let text = String(decoding: seen, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(text)")
+        // A pseudo-terminal as the child's stderr (not its controlling terminal), everything it shows kept.
+        let child = try ChildProcess(
+            try graphICSPath(), ["export", "--week", "2026-W49", "-o", "week.ics"],
+            environment: account.tokenEnvironment(), directory: account.folder.path, stdout: .null, stderr: .terminal)
+        let exit = try child.wait(timeout: defaultTimeout)
+        let text = String(decoding: exit.screen, as: UTF8.self)
+        #expect(exit.status == 0, "\(text)")
         #expect(text.contains("exporting: 1 page, "))
         #expect(text.contains("1 page, 5 events"))
         // The progress line is cleared at the end, so the shell prompt starts on a clean line.

@@ -102,38 +102,28 @@ enum StandardInput {
 /// Seconds a run may take: generous for sanitizer builds on a busy machine; `GRAPH_ICS_TEST_TIMEOUT` overrides.
 let defaultTimeout: Double = ProcessInfo.processInfo.environment["GRAPH_ICS_TEST_TIMEOUT"].flatMap(Double.init) ?? 120
 
-/// Runs `body` on a new thread whose signal mask is `mask` (others unchanged when `block` is true, else exactly
-/// `mask`), and waits for it.
-///
-/// A child inherits the signal mask of the thread that spawns it, and Swift's worker threads block most signals:
-/// a `graph-ics` spawned from one would ignore SIGTERM and SIGPIPE. Spawning from a thread with an empty mask
-/// gives it the signals a shell would give it.
-func onThread(blocking signals: [Int32], exactly: Bool, _ body: @escaping @Sendable () -> Void) {
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        for signal in signals { sigaddset(&mask, signal) }
-        pthread_sigmask(exactly ? SIG_SETMASK : SIG_BLOCK, &mask, nil)
-        body()
-        done.signal()
+/// The environment a `graph-ics` child runs with: the test process's own without any `GRAPH_ICS_*` (a
+/// developer's own sign-in or Graph settings must never leak into a test run), `NO_COLOR=1`, then `extra`.
+func graphICSEnvironment(_ extra: [String: String]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment.filter {
+        !$0.key.hasPrefix("GRAPH_ICS_") || $0.key == "GRAPH_ICS_BINARY"
     }
-    thread.start()
-    done.wait()
+    environment["NO_COLOR"] = "1"
+    environment.merge(extra) { _, new in new }
+    return environment
 }
 
-/// A process and what it left behind, shared with the threads that start and drain it.
-private final class Child: @unchecked Sendable {
-    let process = Process()
-    let output = Locked(Data())
-    let errors = Locked(Data())
-    var launchError: (any Error)?
+/// The built `graph-ics`, or a failed requirement naming where it was looked for.
+func graphICSPath() throws -> String {
+    try #require(
+        GraphICSBinary.url,
+        "no graph-ics executable next to the test bundle (\(CommandLine.arguments[0])); run swift build first"
+    ).path
 }
 
 /// Runs the built `graph-ics` with `arguments` and collects its exit status, stdout and stderr.
 ///
-/// Both pipes are drained on their own threads while the child runs (a child blocked on a full 64 KiB pipe
-/// would otherwise never exit), and a child that takes longer than `timeout` is killed and the call throws.
+/// A child that takes longer than `timeout` is killed and the call throws.
 func graphICS(
     _ arguments: [String],
     stdin: StandardInput = .null,
@@ -141,73 +131,22 @@ func graphICS(
     environment extra: [String: String] = [:],
     timeout: Double = defaultTimeout
 ) throws -> ProcessResult {
-    let binary = try #require(
-        GraphICSBinary.url,
-        "no graph-ics executable next to the test bundle (\(CommandLine.arguments[0])); run swift build first")
-    let child = Child()
-    let process = child.process
-    process.executableURL = binary
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = directory }
-    var environment = ProcessInfo.processInfo.environment
-    environment["NO_COLOR"] = "1"
-    // A developer's own sign-in or Graph settings must never leak into a test run.
-    for name in environment.keys where name.hasPrefix("GRAPH_ICS_") && name != "GRAPH_ICS_BINARY" {
-        environment[name] = nil
-    }
-    environment.merge(extra) { _, new in new }
-    process.environment = environment
-
-    let outputPipe = Pipe()
-    let errorPipe = Pipe()
-    process.standardOutput = outputPipe
-    process.standardError = errorPipe
-    var inputPipe: Pipe?
+    let input: ChildProcess.Input
     switch stdin {
-    case .null:
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    case .pipe:
-        let pipe = Pipe()
-        process.standardInput = pipe
-        inputPipe = pipe
+    case .null: input = .null
+    case .pipe(let data): input = .bytes(data)
     }
-
-    let exited = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in exited.signal() }
-    onThread(blocking: [], exactly: true) {
-        do { try child.process.run() } catch { child.launchError = error }
-    }
-    if let launchError = child.launchError { throw launchError }
-
-    let readers = DispatchGroup()
-    let outputHandle = outputPipe.fileHandleForReading
-    let errorHandle = errorPipe.fileHandleForReading
-    DispatchQueue.global().async(group: readers) { child.output.set(outputHandle.readDataToEndOfFile()) }
-    DispatchQueue.global().async(group: readers) { child.errors.set(errorHandle.readDataToEndOfFile()) }
-    if case .pipe(let data) = stdin, let inputHandle = inputPipe?.fileHandleForWriting {
-        readers.enter()
-        // With SIGPIPE blocked on the writing thread, a child that exits without reading its input makes the
-        // write fail with EPIPE instead of killing the test process.
-        Thread {
-            onThread(blocking: [SIGPIPE], exactly: false) {
-                try? inputHandle.write(contentsOf: data)
-                try? inputHandle.close()
-            }
-            readers.leave()
-        }.start()
-    }
-
-    if exited.wait(timeout: .now() + timeout) == .timedOut {
-        kill(process.processIdentifier, SIGKILL)
-        _ = exited.wait(timeout: .now() + 10)
-        _ = readers.wait(timeout: .now() + 10)
+    let child = try ChildProcess(
+        try graphICSPath(), arguments, environment: graphICSEnvironment(extra), directory: directory?.path,
+        stdin: input)
+    let exit: ChildExit
+    do {
+        exit = try child.wait(timeout: timeout)
+    } catch let error as ChildProcessError where error.timedOut {
         throw ProcessTimedOut(arguments: arguments, seconds: timeout)
     }
-    if readers.wait(timeout: .now() + timeout) == .timedOut {
-        throw ProcessTimedOut(arguments: arguments, seconds: timeout)
-    }
-    #expect(process.terminationReason == .exit, "graph-ics died from signal \(process.terminationStatus)")
-    return ProcessResult(status: process.terminationStatus, stdout: child.output.value, stderr: child.errors.value)
+    #expect(exit.signal == nil, "graph-ics died from signal \(exit.signal ?? 0)")
+    return ProcessResult(status: exit.status ?? exit.signal ?? 0, stdout: exit.stdout, stderr: exit.stderr)
 }
 
 /// Runs `body` with a new empty folder under the system's temporary folder, removed afterwards.
