@@ -70,7 +70,7 @@ extension ImportRun {
         var planned: [Move] = []
         for move in moves {
             let event = events[series[move.position].index].movedOccurrence(
-                originalStart: move.originalStart, changes: move.changes)
+                originalStart: move.originalStart, changes: move.changes, seriesID: series[move.position].seriesID)
             do {
                 creates.append(
                     BatchRequest(

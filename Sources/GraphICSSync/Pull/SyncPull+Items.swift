@@ -58,7 +58,11 @@ extension SyncPull {
         let read =
             try masters[source.graphID] ?? CalendarExporter(client: client).fetchMasters([source.graphID]).first?.value
         guard let master = read ?? nil else { return .gone }
-        let events = fetchOccurrences ? try occurrences(of: source.graphID, in: window) : source.events
+        let events =
+            fetchOccurrences
+            ? try occurrences(of: source.graphID, in: window)
+                + movedOccurrences(of: source, recorded: record.map { [$0.fileName] } ?? [])
+            : source.events
         // Every occurrence moved out of the window (or the pattern shortened before it): the series left the
         // window as a single event moved out of it does, and its file stays (see `keep`).
         guard !events.isEmpty else { return .leftWindow(master: master) }
@@ -137,6 +141,26 @@ extension SyncPull {
             }
         }
         return events
+    }
+
+    /// The single events the import made of occurrences of series `source` that Graph refused to move past a
+    /// neighbour's day, which `GET events/{id}/instances` does not list: those of the round, and those the
+    /// state records with the item's file (`recorded`), as the mirror holds them now.
+    private func movedOccurrences(of source: PullItemSource, recorded fileNames: [String]) throws -> [Data] {
+        var found: [Data] = []
+        var ids = Set<String>()
+        for raw in source.events where DeltaEntryShape(raw).isMovedOccurrence {
+            if let id = Self.fields(raw)["id"] as? String, ids.insert(id).inserted { found.append(raw) }
+        }
+        guard let fileName = fileNames.first else { return found }
+        let recorded = try state.occurrenceChangeKeys(in: pairing)[fileName] ?? [:]
+        let mirror = self.mirror
+        for id in recorded.keys.sorted() where !ids.contains(id) {
+            guard let stored = try mirror.storedEvent(id: id) else { continue }
+            let shape = DeltaEntryShape(stored.raw)
+            if shape.isMovedOccurrence, shape.seriesMasterID == source.graphID { found.append(stored.raw) }
+        }
+        return found
     }
 
     static func fields(_ json: Data) -> [String: Any] {
