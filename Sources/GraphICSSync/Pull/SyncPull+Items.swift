@@ -61,7 +61,7 @@ extension SyncPull {
         let events =
             fetchOccurrences
             ? try occurrences(of: source.graphID, in: window)
-                + movedOccurrences(of: source, recorded: record.map { [$0.fileName] } ?? [])
+                + movedOccurrences(of: source, in: window)
             : source.events
         // Every occurrence moved out of the window (or the pattern shortened before it): the series left the
         // window as a single event moved out of it does, and its file stays (see `keep`).
@@ -143,20 +143,16 @@ extension SyncPull {
         return events
     }
 
-    /// The single events the import made of occurrences of series `source` that Graph refused to move past a
-    /// neighbour's day, which `GET events/{id}/instances` does not list: those of the round, and those the
-    /// state records with the item's file (`recorded`), as the mirror holds them now.
-    private func movedOccurrences(of source: PullItemSource, recorded fileNames: [String]) throws -> [Data] {
+    /// The single events the import (or the push) made of occurrences of series `source` that Graph refused
+    /// to move past a neighbour's day, which `GET events/{id}/instances` does not list: those of the round,
+    /// and those the mirror holds over `window` (read from the mirror, not from Graph).
+    private func movedOccurrences(of source: PullItemSource, in window: SyncWindow) throws -> [Data] {
         var found: [Data] = []
         var ids = Set<String>()
         for raw in source.events where DeltaEntryShape(raw).isMovedOccurrence {
             if let id = Self.fields(raw)["id"] as? String, ids.insert(id).inserted { found.append(raw) }
         }
-        guard let fileName = fileNames.first else { return found }
-        let recorded = try state.occurrenceChangeKeys(in: pairing)[fileName] ?? [:]
-        let mirror = self.mirror
-        for id in recorded.keys.sorted() where !ids.contains(id) {
-            guard let stored = try mirror.storedEvent(id: id) else { continue }
+        for stored in try mirror.storedEvents(in: window) where !ids.contains(stored.id) {
             let shape = DeltaEntryShape(stored.raw)
             if shape.isMovedOccurrence, shape.seriesMasterID == source.graphID { found.append(stored.raw) }
         }
