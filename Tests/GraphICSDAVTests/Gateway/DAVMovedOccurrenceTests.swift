@@ -37,4 +37,36 @@ import Testing
         #expect(!text.contains("EXDATE"), "the occurrence is moved, not cancelled: \(text)")
         #expect(!text.contains("UID:uid-moved"), "\(text)")
     }
+
+    /// A PUT of a series whose override moves its occurrence onto the day of the following one: the
+    /// occurrence is cancelled in the series and the moved one created as an event of its own; a later PUT
+    /// changing that override changes that event, creating nothing.
+    @Test func aPutChangingTheMovedOccurrencePatchesTheEventHoldingIt() throws {
+        let fixture = try DAVGatewayFixture()
+        func body(_ summary: String) -> String {
+            [
+                "BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VEVENT", "UID:moved-put", "DTSTAMP:20261120T100000Z",
+                "DTSTART:\(fixture.stamp(2, 9))", "DTEND:\(fixture.stamp(2, 10))", "RRULE:FREQ=WEEKLY;COUNT=4",
+                "SUMMARY:Weekly", "END:VEVENT", "BEGIN:VEVENT", "UID:moved-put", "DTSTAMP:20261120T100000Z",
+                "RECURRENCE-ID:\(fixture.stamp(9, 9))", "DTSTART:\(fixture.stamp(16, 7))",
+                "DTEND:\(fixture.stamp(16, 8))", "SUMMARY:\(summary)", "END:VEVENT", "END:VCALENDAR", "",
+            ].joined(separator: "\r\n")
+        }
+        let path = fixture.calendarPath + "moved-put.ics"
+        let created = fixture.request("PUT", path, body: body("Weekly (moved)"), headers: [("If-None-Match", "*")])
+        #expect(created.status == 201, "\(DAVGatewayFixture.text(created))")
+        let moved = try #require(fixture.standIn.events().first { $0["type"] as? String == "singleInstance" })
+        let movedID = try #require(moved["id"] as? String)
+        #expect(moved["subject"] as? String == "Weekly (moved)")
+        let count = fixture.standIn.events().count
+        // A PUT answers without an ETag (the client reads it back).
+        let etag = try #require(fixture.request("GET", path).headers.first { $0.name == "ETag" }?.value)
+
+        let changed = fixture.request(
+            "PUT", path, body: body("Weekly (moved to room 2)"), headers: [("If-Match", etag)])
+        #expect(changed.status == 204 || changed.status == 200, "\(DAVGatewayFixture.text(changed))")
+        #expect(fixture.standIn.event(id: movedID)?["subject"] as? String == "Weekly (moved to room 2)")
+        #expect(fixture.standIn.operations.filter { $0.method == "PATCH" && $0.path.hasSuffix(movedID) }.count == 1)
+        #expect(fixture.standIn.events().count == count, "nothing created, nothing deleted")
+    }
 }
