@@ -118,6 +118,13 @@ public final class CalendarMirror {
         return try openStore().event(id: id)
     }
 
+    /// Every event the mirror holds over `window`, as it last stored them, without asking Graph (none when it
+    /// holds nothing yet).
+    public func storedEvents(in window: SyncWindow) throws -> [MirrorEvent] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        return try openStore().events(in: window)
+    }
+
     // MARK: Graph rounds
 
     /// What one round read: every event of `window` (`whole`), or the changes since the stored link.

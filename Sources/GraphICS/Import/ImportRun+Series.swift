@@ -27,7 +27,8 @@ extension ImportRun {
         guard !series.isEmpty else { return }
         var failures: [Int: String] = [:]
         let occurrences = try readOccurrences(failures: &failures)
-        let writes = occurrenceWrites(occurrences, failures: &failures)
+        let moved = try movedEvents(occurrences)
+        let writes = occurrenceWrites(occurrences, moved: moved, failures: &failures)
         let answers = try client.batch(writes.map(\.request))
         var applied: [Int: (deleted: Int, changed: Int)] = [:]
         var moves: [Move] = []
@@ -70,7 +71,7 @@ extension ImportRun {
         var planned: [Move] = []
         for move in moves {
             let event = events[series[move.position].index].movedOccurrence(
-                originalStart: move.originalStart, changes: move.changes)
+                originalStart: move.originalStart, changes: move.changes, seriesID: series[move.position].seriesID)
             do {
                 creates.append(
                     BatchRequest(
@@ -113,6 +114,33 @@ extension ImportRun {
                     + "a series (ErrorOccurrenceCrossingBoundary): cancelled in the series and created as an event of "
                     + "its own (\(id))")
         }
+    }
+
+    /// The events an earlier import or push made of overrides Graph refused in their series (moved past a
+    /// neighbour's day, ``moveAcrossNeighbours(_:applied:failures:notes:)``), for the series changed now
+    /// (``SeriesTask/Mode/updated``: sync's push of a changed file, `import --on-duplicate update`) whose
+    /// overrides name an occurrence no longer in the series: by position, then original start, found by their
+    /// identity key (the file's UID and the RECURRENCE-ID) in batched GETs.
+    private func movedEvents(_ found: [[Occurrence]?]) throws -> [Int: [String: ExistingEvent]] {
+        var wanted: [(position: Int, originalStart: String, key: String)] = []
+        for (position, occurrences) in found.enumerated() {
+            guard let occurrences, series[position].mode == .updated else { continue }
+            for moved in events[series[position].index].movedOccurrenceKeys
+            where FollowUpTime.match(moved.originalStart, in: occurrences) == nil {
+                wanted.append((position, moved.originalStart, moved.key))
+            }
+        }
+        let answers = try client.batch(
+            wanted.enumerated().map { number, moved in
+                BatchRequest(id: "\(number)", method: "GET", url: lookupURL(key: moved.key))
+            })
+        var result: [Int: [String: ExistingEvent]] = [:]
+        for (moved, answer) in zip(wanted, answers) {
+            if let event = self.found(answer)?.first {
+                result[moved.position, default: [:]][moved.originalStart] = event
+            }
+        }
+        return result
     }
 
     /// The occurrences of a series between `start` and `end`, relative to the service root.
@@ -176,7 +204,9 @@ extension ImportRun {
     }
 
     /// The deletes and changes the follow-ups of each series ask for, among its `found` occurrences.
-    private func occurrenceWrites(_ found: [[Occurrence]?], failures: inout [Int: String]) -> [OccurrenceWrite] {
+    private func occurrenceWrites(
+        _ found: [[Occurrence]?], moved: [Int: [String: ExistingEvent]], failures: inout [Int: String]
+    ) -> [OccurrenceWrite] {
         var writes: [OccurrenceWrite] = []
         for (position, occurrences) in found.enumerated() {
             guard let occurrences else { continue }
@@ -200,6 +230,23 @@ extension ImportRun {
                 case .patchOccurrence(let start, let changes):
                     if task.mode == .cancellingOccurrence { continue }
                     guard let occurrence = FollowUpTime.match(start, in: occurrences) else {
+                        if let event = moved[position]?[start] {
+                            // Cancelled in the series, held as an event of its own: the change goes there.
+                            var changes = changes
+                            if event.isOnlineMeeting { changes.body = nil }
+                            do {
+                                writes.append(
+                                    OccurrenceWrite(
+                                        position: position, deletes: false,
+                                        what: "changing the occurrence of \(start), an event of its own",
+                                        request: BatchRequest(
+                                            id: id, method: "PATCH", url: client.eventPath(id: event.id),
+                                            body: try changes.jsonPayload())))
+                            } catch {
+                                failures[position] = failures[position] ?? error.description
+                            }
+                            continue
+                        }
                         if task.mode == .created {
                             failures[position] =
                                 failures[position] ?? "the occurrence of \(start) is not in the created series"

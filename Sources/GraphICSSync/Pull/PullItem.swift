@@ -1,6 +1,7 @@
 import Foundation
 import GraphICS
 import GraphICSMirror
+import ICalBridge
 
 /// One item as a round shows it: a single event, or the occurrences and exceptions of one series
 /// (Graph's delta and calendarView return occurrences, never masters), keyed by the Graph id the state
@@ -35,12 +36,25 @@ public struct PullItemSource: Sendable {
 /// What one entry says about the item it belongs to.
 public struct DeltaEntryShape {
     public var seriesMasterID: String?
+    /// A single event the import made of an occurrence Graph refused to move past a neighbour's day
+    /// (``ImportIdentity/movedOccurrence(of:)``), in ``seriesMasterID``'s item: Graph's instances of the
+    /// series do not list it.
+    public var isMovedOccurrence = false
 
     public init(_ raw: Data) {
         let object = (try? JSONSerialization.jsonObject(with: raw)) as? [String: Any]
         let type = object?["type"] as? String
         let master = object?["seriesMasterId"] as? String
         seriesMasterID = (type == "occurrence" || type == "exception") ? master : nil
+        if seriesMasterID == nil, let transactionID = object?["transactionId"] as? String {
+            // An occurrence the import moved past a neighbour's day, an event of its own in Graph: part of its
+            // series' item, which the export writes it in as an override.
+            var event = GraphEvent()
+            event.type = type
+            event.transactionId = transactionID
+            seriesMasterID = ImportIdentity.movedOccurrence(of: event)?.seriesID
+            isMovedOccurrence = seriesMasterID != nil
+        }
     }
 
     /// Groups entries into items in the order their first entry came.

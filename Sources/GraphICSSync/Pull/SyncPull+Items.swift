@@ -58,7 +58,11 @@ extension SyncPull {
         let read =
             try masters[source.graphID] ?? CalendarExporter(client: client).fetchMasters([source.graphID]).first?.value
         guard let master = read ?? nil else { return .gone }
-        let events = fetchOccurrences ? try occurrences(of: source.graphID, in: window) : source.events
+        let events =
+            fetchOccurrences
+            ? try occurrences(of: source.graphID, in: window)
+                + movedOccurrences(of: source, in: window)
+            : source.events
         // Every occurrence moved out of the window (or the pattern shortened before it): the series left the
         // window as a single event moved out of it does, and its file stays (see `keep`).
         guard !events.isEmpty else { return .leftWindow(master: master) }
@@ -137,6 +141,22 @@ extension SyncPull {
             }
         }
         return events
+    }
+
+    /// The single events the import (or the push) made of occurrences of series `source` that Graph refused
+    /// to move past a neighbour's day, which `GET events/{id}/instances` does not list: those of the round,
+    /// and those the mirror holds over `window` (read from the mirror, not from Graph).
+    private func movedOccurrences(of source: PullItemSource, in window: SyncWindow) throws -> [Data] {
+        var found: [Data] = []
+        var ids = Set<String>()
+        for raw in source.events where DeltaEntryShape(raw).isMovedOccurrence {
+            if let id = Self.fields(raw)["id"] as? String, ids.insert(id).inserted { found.append(raw) }
+        }
+        for stored in try mirror.storedEvents(in: window) where !ids.contains(stored.id) {
+            let shape = DeltaEntryShape(stored.raw)
+            if shape.isMovedOccurrence, shape.seriesMasterID == source.graphID { found.append(stored.raw) }
+        }
+        return found
     }
 
     static func fields(_ json: Data) -> [String: Any] {

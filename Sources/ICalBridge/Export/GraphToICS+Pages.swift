@@ -33,7 +33,9 @@ extension GraphToICS {
     /// either a `seriesMaster` event in the pages, or the master the caller fetched and gave to
     /// ``addSeries(id:master:instances:)`` for each id of ``seriesAwaitingMaster()``. The master carries the
     /// RRULE of its `patternedRecurrence`; exceptions become overrides with `RECURRENCE-ID` (from their
-    /// `originalStart`, in the form of the master's DTSTART) and the master's UID; an occurrence the
+    /// `originalStart`, in the form of the master's DTSTART) and the master's UID, and so does a single event
+    /// the import made of an occurrence Graph refused to move past a neighbour's day (its transactionId names
+    /// the series and the original start, ``ImportIdentity/movedOccurrence(of:)``); an occurrence the
     /// pattern produces in the range but Graph no longer returns (deleted or cancelled by the organizer),
     /// or returns marked `isCancelled` (unless the whole series is), becomes an EXDATE. Before writing an EXDATE the stream asks the caller's `instances` look-up once
     /// per series whether that occurrence was moved out of the range (an exception); Exchange does not let
@@ -311,7 +313,11 @@ extension GraphToICS {
                     guard let master, let original = originalStart(of: event) else { break }
                     return .exception(series: master, originalStart: original, event)
                 default:
-                    break
+                    // An occurrence the import moved past a neighbour's day, which Graph holds as an event of
+                    // its own: written back inside its series as the override it came from.
+                    if let moved = ImportIdentity.movedOccurrence(of: event) {
+                        return .exception(series: moved.seriesID, originalStart: moved.originalStart, event)
+                    }
                 }
                 let (encoded, diagnostics) = encodeInstance(event, encoder: encoder)
                 return .encoded(encoded, diagnostics)

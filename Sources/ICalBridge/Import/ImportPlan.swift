@@ -175,7 +175,14 @@ extension PlannedEvent {
     /// own: the override's payload (`changes`), with the series' source UID and the RECURRENCE-ID of the
     /// occurrence (`originalStart`, `2027-01-19T18:00:00Z` or a date), identified like every imported event so
     /// that a retry creates it once.
-    public func movedOccurrence(originalStart: String, changes: GraphEvent) -> PlannedEvent {
+    ///
+    /// `seriesID` (the series' Graph id, known once it is created) goes into its transactionId
+    /// (``ImportIdentity/movedTransactionID(seriesID:originalStart:)``), which Graph returns in every read, so
+    /// that the export, sync's pull and the gateway write it back inside its series as an override. Without
+    /// it (only the identity key is wanted) the transactionId is the key's.
+    public func movedOccurrence(originalStart: String, changes: GraphEvent, seriesID: String? = nil)
+        -> PlannedEvent
+    {
         var payload = changes
         payload.recurrence = nil
         var moved = PlannedEvent(
@@ -183,6 +190,10 @@ extension PlannedEvent {
             recurrenceID: originalStart.filter { $0 != "-" && $0 != ":" }, sequence: sequence,
             timestamp: timestamp, method: method, isCancelled: false, followUps: [], settings: settings)
         ImportIdentity.identify(&moved)
+        if let seriesID {
+            moved.payload.transactionId = ImportIdentity.movedTransactionID(
+                seriesID: seriesID, originalStart: originalStart)
+        }
         return moved
     }
 
@@ -195,5 +206,34 @@ extension PlannedEvent {
             let moved = movedOccurrence(originalStart: originalStart, changes: changes)
             return (originalStart, changes, ImportIdentity.key(uid: moved.sourceUID, recurrenceID: moved.recurrenceID))
         }
+    }
+}
+
+extension ImportIdentity {
+    /// How a single event the import made of an override Graph refused in its series
+    /// (``PlannedEvent/movedOccurrence(originalStart:changes:seriesID:)``) names its series:
+    /// `graph-ics-moved|<original start>|<series' Graph id>`, the original start as the follow-up names it
+    /// (`2026-12-01T08:00:00Z`, or a date `2026-12-01`). Graph returns a transactionId a client set in every
+    /// read (`resources/event.md`), delta rounds included, where the extended properties need an `$expand`
+    /// that delta does not take; the identity property still holds the source UID and RECURRENCE-ID for the
+    /// import's own look-ups.
+    static let movedPrefix = "graph-ics-moved|"
+
+    /// The transactionId of the event holding the occurrence of series `seriesID` originally at
+    /// `originalStart`, moved past a neighbour: the same for a retry, so that Graph creates it once.
+    public static func movedTransactionID(seriesID: String, originalStart: String) -> String {
+        movedPrefix + originalStart + "|" + seriesID
+    }
+
+    /// The series (its Graph id) and the original start of the occurrence whose move `event` holds, read
+    /// from its transactionId; nil for every other event. `originalStart` is an instant in seconds since
+    /// 1970: midnight UTC of the day for an all-day occurrence.
+    public static func movedOccurrence(of event: GraphEvent) -> (seriesID: String, originalStart: Int64)? {
+        guard event.type == nil || event.type == "singleInstance",
+            let text = event.transactionId, text.hasPrefix(movedPrefix)
+        else { return nil }
+        let parts = text.dropFirst(movedPrefix.count).split(separator: "|", maxSplits: 1)
+        guard parts.count == 2, let stamp = GraphTimestamp.parse(String(parts[0])) else { return nil }
+        return (String(parts[1]), stamp.instant ?? stamp.civil.secondsSinceEpoch)
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import GraphICS
+import Testing
+
+@testable import GraphICSSync
+
+/// A series file whose override moves its occurrence onto the day of the following one: Graph refuses that in
+/// the series, so the push cancels the occurrence and creates the moved one as an event of its own. A later
+/// edit of that override in the file changes that event, not the cancelled occurrence, and creates nothing
+/// (issue 28, item 3).
+@Suite struct SyncPushMovedOccurrenceTests {
+    static let series = [
+        "BEGIN:VEVENT", "UID:uid-standup", "DTSTAMP:20261120T100000Z", "DTSTART:20261207T090000Z",
+        "DTEND:20261207T093000Z", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Standup", "END:VEVENT",
+    ]
+    /// The occurrence of 14 December moved to 21 December 07:00, the day of the following one.
+    static func override(_ summary: String) -> [String] {
+        [
+            "BEGIN:VEVENT", "UID:uid-standup", "RECURRENCE-ID:20261214T090000Z", "DTSTAMP:20261120T100000Z",
+            "DTSTART:20261221T070000Z", "DTEND:20261221T073000Z", "SUMMARY:\(summary)", "END:VEVENT",
+        ]
+    }
+
+    static func file(_ summary: String) -> [String] {
+        ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//pimutils//khal//EN"] + series + override(summary)
+            + ["END:VCALENDAR"]
+    }
+
+    @Test func anEditOfTheMovedOccurrencePatchesTheEventHoldingIt() throws {
+        let fixture = try PushFixture()
+        try fixture.write("weekly.ics", Self.file("Standup (moved)"))
+        let first = try fixture.sync()
+        #expect(first.items.map(\.outcome) == [.pushed(.new)], "\(first.items.map(\.outcome))")
+        let moved = try #require(fixture.events.first { $0["type"] as? String == "singleInstance" })
+        let movedID = try #require(moved["id"] as? String)
+        #expect(moved["subject"] as? String == "Standup (moved)")
+        let count = fixture.events.count
+
+        try fixture.write("weekly.ics", Self.file("Standup (moved to room 2)"))
+        let second = try fixture.sync()
+        #expect(second.items.map(\.outcome) == [.pushed(.changed)], "\(second.items.map(\.outcome))")
+        #expect(fixture.standIn.event(id: movedID)?["subject"] as? String == "Standup (moved to room 2)")
+        #expect(fixture.operations("PATCH", "/events/" + movedID).count == 1)
+        #expect(fixture.events.count == count, "nothing created, nothing deleted")
+        #expect(
+            fixture.operations("POST").filter { $0.hasSuffix("/events") }.count == 2, "the series and the moved one")
+
+        // The pull writes it back inside the series, where the file has it.
+        try fixture.base.run()
+        let text = try fixture.base.text("weekly.ics")
+        #expect(text.contains("RECURRENCE-ID:20261214T090000Z\r\n"), "\(text)")
+        #expect(text.contains("SUMMARY:Standup (moved to room 2)\r\n"), "\(text)")
+        #expect(!text.contains("EXDATE"), "\(text)")
+        #expect(try fixture.folder.scan().map(\.name) == ["weekly.ics"])
+    }
+}
