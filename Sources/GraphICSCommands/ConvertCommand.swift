@@ -161,7 +161,7 @@ struct ConvertCommand: Command {
         return .ok
     }
 
-    /// Converts iCalendar `data` (let go once read, as the calendars hold their own copy of it).
+    /// Converts iCalendar `data` (let go once read: the calendars hold what they need of it).
     private func convertICS(_ data: inout Data, name: String, _ terminal: Terminal) throws -> ExitStatus {
         let floating = zone.map { FloatingZone(zone: $0, source: FloatingZone.option) } ?? FloatingZone.local()
         var options = ImportOptions(userZone: floating.zone, strict: strict, file: name)

@@ -394,7 +394,13 @@ struct ImportCommand: Command {
         var planFailures: [ImportResult] = []
         var output = TerminalOutput(terminal: terminal)
         var payloads = ImportPlan.JSONWriter()
-        var results: [[UInt8]] = []
+        // With --json, the report's lines wait (on disk past a few MB) for the failures, which come first.
+        let results: ImportReport.EncodedResults
+        do throws(ICalBridgeError) {
+            results = try ImportReport.EncodedResults()
+        } catch {
+            throw CommandFailure(ExitStatus(for: error), error.description)
+        }
         var counts: [ImportResult.Action: Int] = [:]
         var planned = 0
         for index in inputs.indices {
@@ -424,7 +430,7 @@ struct ImportCommand: Command {
                         in
                         if json {
                             let (bytes, partCounts) = try part.get()
-                            results.append(bytes)
+                            try results.append(bytes)
                             counts.merge(partCounts, uniquingKeysWith: +)
                         } else {
                             try payloads.write(part.map(\.0), into: &output)
@@ -443,9 +449,8 @@ struct ImportCommand: Command {
             return worstInputStatus == .inputMissing && planFailures.isEmpty ? .inputMissing : .badInput
         }
         if json {
-            try ImportReport.writeJSON(isDryRun: true, leading: failures, encoded: &results, counts: counts) {
-                terminal.out(String(decoding: $0, as: UTF8.self))
-            }
+            try ImportReport.writeJSON(
+                isDryRun: true, leading: failures, encoded: results, counts: counts, into: &output)
             terminal.out("\n")
         } else {
             do throws(ICalBridgeError) {

@@ -91,7 +91,7 @@ import Testing
         #expect(text.hasPrefix("{\n  \"dryRun\": true,\n  \"events\": [],\n  \"summary\": {\n"))
     }
 
-    @Test("the import report written in parts, its results encoded in groups, is byte for byte the whole report")
+    @Test("the import report written in parts, its results kept in memory or on disk, is byte for byte the whole")
     func importReportInParts() throws {
         let failed = ImportResult(file: "a.ics", uid: "x", action: .failed, error: "line 3: DTSTART is missing")
         var created = ImportResult(
@@ -103,19 +103,23 @@ import Testing
         cancelled.recurrenceID = "20261201T090000Z"
         cancelled.action = .cancelled
         let groups = [[created, cancelled], [], [created]]
+        let groupings: [[[ImportResult]]] = [groups, [], [[]]]
         for leading in [[], [failed]] {
-            for groups in [groups, [], [[]]] {
-                let whole = ImportReport(results: leading + groups.flatMap { $0 }, isDryRun: true)
-                var counts: [ImportResult.Action: Int] = [:]
-                for result in groups.flatMap({ $0 }) { counts[result.action, default: 0] += 1 }
-                var encoded = try groups.map { try ImportReport.encoded($0) }
-                var written: [UInt8] = []
-                try ImportReport.writeJSON(isDryRun: true, leading: leading, encoded: &encoded, counts: counts) {
-                    written += $0
+            for groups in groupings {
+                // A limit of 0 bytes keeps every group in the temporary file.
+                for memoryLimit in [0, 8 << 20] {
+                    let whole = ImportReport(results: leading + groups.flatMap { $0 }, isDryRun: true)
+                    var counts: [ImportResult.Action: Int] = [:]
+                    for result in groups.flatMap({ $0 }) { counts[result.action, default: 0] += 1 }
+                    let encoded = try ImportReport.EncodedResults(memoryLimit: memoryLimit)
+                    for group in groups { try encoded.append(try ImportReport.encoded(group)) }
+                    var written = ByteBuffer()
+                    try ImportReport.writeJSON(
+                        isDryRun: true, leading: leading, encoded: encoded, counts: counts, into: &written)
+                    #expect(
+                        String(decoding: written.bytes, as: UTF8.self)
+                            == String(decoding: try whole.jsonData(), as: UTF8.self))
                 }
-                #expect(
-                    String(decoding: written, as: UTF8.self) == String(decoding: try whole.jsonData(), as: UTF8.self))
-                #expect(encoded.isEmpty)
             }
         }
     }

@@ -51,7 +51,7 @@ public struct ImportReport {
 
 extension ImportReport {
     /// Results as they appear in the `events` array of ``jsonData(verification:)``, each after `,\n    `: a
-    /// dry run's report written as its results come (``jsonData(isDryRun:leading:encoded:)``).
+    /// dry run's report written as its results come (``writeJSON(isDryRun:leading:encoded:counts:into:)``).
     public static func encoded(_ results: some Sequence<ImportResult>) throws -> [UInt8] {
         var bytes: [UInt8] = []
         for result in results {
@@ -61,32 +61,56 @@ extension ImportReport {
         return bytes
     }
 
+    /// The results of a report written in parts, each group as ``ImportReport/encoded(_:)`` wrote it, kept in
+    /// order until the report is written (the failures, known last, come first): in memory up to
+    /// `memoryLimit`, then in an unlinked temporary file (``SpoolFile``), so that the dry run of a large
+    /// calendar does not hold its whole report.
+    public final class EncodedResults {
+        fileprivate let spool: SpoolFile
+        /// Where each group is in the spool, in order.
+        fileprivate private(set) var groups: [(offset: Int64, length: Int)] = []
+
+        /// - Parameter directory: where the temporary file goes; nil for `TMPDIR`, else `/tmp`.
+        public init(directory: String? = nil, memoryLimit: Int = 8 << 20) throws(ICalBridgeError) {
+            spool = try SpoolFile(directory: directory, memoryLimit: memoryLimit)
+        }
+
+        /// Keeps a group of results ``ImportReport/encoded(_:)`` wrote, after those kept before.
+        public func append(_ encoded: [UInt8]) throws(ICalBridgeError) {
+            guard !encoded.isEmpty else { return }
+            groups.append((try spool.append(encoded), encoded.count))
+        }
+    }
+
     /// Writes ``jsonData(verification:)`` (without verification) of the report of `leading`, then of the
-    /// results ``encoded(_:)`` wrote into `encoded`, in order, through `write` a part at a time (each part of
-    /// `encoded` is let go once written); `counts` counts those results by their action.
-    public static func writeJSON(
-        isDryRun: Bool, leading: [ImportResult], encoded: inout [[UInt8]], counts: [ImportResult.Action: Int],
-        to write: ([UInt8]) -> Void
+    /// results kept in `encoded`, in order, into `sink` a group at a time; `counts` counts those results by
+    /// their action.
+    public static func writeJSON<Sink: ByteSink>(
+        isDryRun: Bool, leading: [ImportResult], encoded: EncodedResults, counts: [ImportResult.Action: Int],
+        into sink: inout Sink
     ) throws {
         var summary: [String: JSONValue] = [:]
         for action in ImportResult.Action.allCases {
             summary[action.rawValue] = .int(leading.filter { $0.action == action }.count + (counts[action] ?? 0))
         }
-        write(Array("{\n  \"dryRun\": \(isDryRun),\n  \"events\": ".utf8))
-        encoded.insert(try Self.encoded(leading), at: 0)
-        if encoded.allSatisfy(\.isEmpty) {
-            write(Array("[],\n  \"summary\": ".utf8))
+        try sink.write(Array("{\n  \"dryRun\": \(isDryRun),\n  \"events\": ".utf8))
+        let first = try Self.encoded(leading)
+        if first.isEmpty && encoded.groups.isEmpty {
+            try sink.write(Array("[],\n  \"summary\": ".utf8))
         } else {
-            write(Array("[\n    ".utf8))
-            var started = false
-            for index in encoded.indices where !encoded[index].isEmpty {
-                write(started ? encoded[index] : Array(encoded[index].dropFirst(6)))
-                started = true
-                encoded[index] = []
+            // The first result follows the bracket: its `,\n    ` is left out.
+            let separator = ",\n    ".utf8.count
+            try sink.write(Array("[\n    ".utf8))
+            if !first.isEmpty { try sink.write(Array(first.dropFirst(separator))) }
+            var buffer: [UInt8] = []
+            for (number, group) in encoded.groups.enumerated() {
+                let skipped = first.isEmpty && number == 0 ? separator : 0
+                try encoded.spool.copy(
+                    offset: group.offset + Int64(skipped), length: group.length - skipped, into: &sink,
+                    buffer: &buffer)
             }
-            write(Array("\n  ],\n  \"summary\": ".utf8))
+            try sink.write(Array("\n  ],\n  \"summary\": ".utf8))
         }
-        encoded = []
-        write(try JSONOutput.fragment(.object(summary), depth: 1) + Array("\n}".utf8))
+        try sink.write(try JSONOutput.fragment(.object(summary), depth: 1) + Array("\n}".utf8))
     }
 }

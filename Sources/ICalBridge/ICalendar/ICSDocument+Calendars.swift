@@ -5,8 +5,10 @@ extension ICSDocument {
     /// One VCALENDAR of the input as text, with the line it starts on and the lines and byte ranges of its
     /// VEVENTs.
     struct CalendarText {
-        /// The calendar's UTF-8 bytes.
-        var text: [UInt8]
+        /// The calendar's UTF-8 bytes: a slice of the bytes it was cut from, sharing their storage (a large
+        /// input is held once, not once more as its calendars). Its indices start where the slice does: read it
+        /// through `withUnsafeBytes`, whose offsets are those of ``eventRanges``.
+        var text: Data
         var firstLine: Int
         var eventLines: [Int]
         /// The byte range of each VEVENT (from its BEGIN line to the end of its END line, or to the line
@@ -42,7 +44,8 @@ extension ICSDocument {
         /// calendar that ``isCut``.
         func header() -> [UInt8] {
             let ranges = eventRanges ?? []
-            return text.withUnsafeBufferPointer { bytes in
+            return text.withUnsafeBytes { raw in
+                let bytes = raw.assumingMemoryBound(to: UInt8.self)
                 var header: [UInt8] = []
                 var position = 0
                 for range in ranges {
@@ -59,7 +62,8 @@ extension ICSDocument {
         func eventsText(_ events: Range<Int>) -> [UInt8] {
             let ranges = eventRanges ?? []
             let unterminated = Set(unterminated)
-            return text.withUnsafeBufferPointer { bytes in
+            return text.withUnsafeBytes { raw in
+                let bytes = raw.assumingMemoryBound(to: UInt8.self)
                 var body = Array("BEGIN:VCALENDAR\r\n".utf8)
                 if unterminated.isEmpty {
                     body.append(
@@ -91,27 +95,32 @@ extension ICSDocument {
     /// The calendars of a stream, each with the line it starts on and the lines of its `BEGIN:VEVENT`s;
     /// a bare VEVENT stream is one calendar. Scanned as UTF-8 bytes: the text is sliced, not rebuilt.
     static func calendarTexts(in text: String) -> [CalendarText] {
-        var text = text
-        return text.withUTF8 { calendarTexts(in: $0) }
+        calendarTexts(in: Data(text.utf8))
     }
 
-    /// ``calendarTexts(in:)-(String)`` of UTF-8 bytes.
-    static func calendarTexts(in bytes: UnsafeBufferPointer<UInt8>) -> [CalendarText] {
-        var scanner = CalendarScanner(bytes: bytes)
-        var lineStart = 0
-        while lineStart < bytes.count {
-            let lineEnd = scanner.endOfLine(from: lineStart)
-            scanner.read(lineStart: lineStart, lineEnd: lineEnd)
-            scanner.lineNumber += 1
-            lineStart = lineEnd + 1
+    /// ``calendarTexts(in:)-(String)`` of UTF-8 bytes. Each calendar's ``CalendarText/text`` is a slice of
+    /// `data`, not a copy: `data` may be let go once the calendars are cut.
+    static func calendarTexts(in data: Data) -> [CalendarText] {
+        data.withUnsafeBytes { raw in
+            var scanner = CalendarScanner(bytes: raw.assumingMemoryBound(to: UInt8.self), data: data)
+            var lineStart = 0
+            while lineStart < raw.count {
+                let lineEnd = scanner.endOfLine(from: lineStart)
+                scanner.read(lineStart: lineStart, lineEnd: lineEnd)
+                scanner.lineNumber += 1
+                lineStart = lineEnd + 1
+            }
+            return scanner.finish()
         }
-        return scanner.finish()
     }
 
-    /// The state of ``calendarTexts(in:)-(UnsafeBufferPointer<UInt8>)`` between lines: the calendar
-    /// being read, its VEVENTs so far, and VEVENTs outside any calendar.
+    /// The state of ``calendarTexts(in:)-(Data)`` between lines: the calendar being read, its VEVENTs so
+    /// far, and VEVENTs outside any calendar.
     private struct CalendarScanner {
+        /// The bytes of `data`; offsets are counted from their start.
         let bytes: UnsafeBufferPointer<UInt8>
+        /// What the calendars' texts are sliced from.
+        let data: Data
         var result: [CalendarText] = []
         var calendarStart: Int?
         var calendarLine = 0
@@ -181,14 +190,14 @@ extension ICSDocument {
             if let start = calendarStart {
                 result.append(
                     CalendarText(
-                        text: slice(start, bytes.count) + Array("\r\nEND:VCALENDAR\r\n".utf8),
+                        text: slice(start, bytes.count) + Data("\r\nEND:VCALENDAR\r\n".utf8),
                         firstLine: calendarLine, eventLines: eventLines, eventRanges: nil))
             }
             if result.isEmpty, !bareEventLines.isEmpty {
                 result.append(
                     CalendarText(
-                        text: Array("BEGIN:VCALENDAR\r\n".utf8) + slice(0, bytes.count)
-                            + Array("\r\nEND:VCALENDAR\r\n".utf8), firstLine: 0,
+                        text: Data("BEGIN:VCALENDAR\r\n".utf8) + slice(0, bytes.count)
+                            + Data("\r\nEND:VCALENDAR\r\n".utf8), firstLine: 0,
                         eventLines: bareEventLines, eventRanges: nil))
             }
             return result
@@ -206,8 +215,9 @@ extension ICSDocument {
             return true
         }
 
-        func slice(_ start: Int, _ end: Int) -> [UInt8] {
-            Array(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        /// The bytes from offset `start` to `end`, sharing `data`'s storage.
+        func slice(_ start: Int, _ end: Int) -> Data {
+            data[(data.startIndex + start)..<(data.startIndex + end)]
         }
 
         func endOfLine(from start: Int) -> Int {

@@ -118,10 +118,11 @@ final class ICSDocument {
         var diagnostics: [Diagnostic] = []
         let calendars: [CalendarText]
         if bytes.withUnsafeBytes({ UTF8Check.isValid($0) }) {
-            calendars = bytes.withUnsafeBytes { Self.calendarTexts(in: $0.assumingMemoryBound(to: UInt8.self)) }
+            // Sliced, not copied: the calendars hold the input's bytes once.
+            calendars = Self.calendarTexts(in: bytes)
         } else {
-            var (text, dropped) = Self.windows1252(bytes)
-            calendars = text.withUTF8 { Self.calendarTexts(in: $0) }
+            let (text, dropped) = Self.windows1252(bytes)
+            calendars = Self.calendarTexts(in: text)
             let droppedNote =
                 dropped == 0
                 ? ""

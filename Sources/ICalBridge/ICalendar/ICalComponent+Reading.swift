@@ -13,7 +13,7 @@ extension ICalComponent {
     /// Parses UTF-8 iCalendar text given as bytes (no NUL inside). With `keeping`, libical never sees the
     /// `X-` properties whose names are not in it (nor their folded continuation lines): the reader has
     /// no use for them, and libical builds each property it is given (see ``ExtensionFilter``).
-    static func parse(bytes: [UInt8], keeping extensions: ExtensionFilter? = nil) -> ICalComponent? {
+    static func parse(bytes: some ContiguousBytes, keeping extensions: ExtensionFilter? = nil) -> ICalComponent? {
         bytes.withUnsafeBytes { parse($0, keeping: extensions) }
     }
 

@@ -40,8 +40,9 @@ extension ICSToGraph {
     }
 }
 
-/// An `.ics` input checked and cut into its calendars (``ICSToGraph/read(_:file:)``), which holds its own
-/// copy of the text: the bytes it was read from may be let go before it is streamed.
+/// An `.ics` input checked and cut into its calendars (``ICSToGraph/read(_:file:)``). A UTF-8 input's calendars
+/// are slices of the bytes it was read from, which they keep alive: the caller may let its own reference go
+/// before streaming, and the input is held once, not twice.
 public struct ICSInput {
     let prepared: ICSDocument.PreparedInput
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Where VEVENT text waits until the calendar is written: memory up to ``memoryLimit``, then an unlinked
-/// temporary file, so that a small export makes no file I/O and a huge one stays within bounded memory.
-final class SpoolFile {
+/// Where VEVENT text (or a dry run's report) waits until it is written: memory up to ``memoryLimit``, then an
+/// unlinked temporary file, so that a small export makes no file I/O and a huge one stays within bounded memory.
+public final class SpoolFile {
     /// Text kept in memory before the spool moves to disk.
     private let memoryLimit: Int
     private let directory: String
@@ -11,7 +11,7 @@ final class SpoolFile {
     /// In memory: everything so far. On disk: what is not written yet.
     private var pending: [UInt8] = []
 
-    init(directory: String?, memoryLimit: Int = 32 << 20) throws(ICalBridgeError) {
+    public init(directory: String?, memoryLimit: Int = 32 << 20) throws(ICalBridgeError) {
         self.memoryLimit = memoryLimit
         // getenv, not ProcessInfo's environment (a dictionary of every variable, built again at each call):
         // a sync makes a spool for each of thousands of item files.
@@ -31,7 +31,7 @@ final class SpoolFile {
     }
 
     /// Appends `bytes`, returning the offset they start at.
-    func append(_ bytes: [UInt8]) throws(ICalBridgeError) -> Int64 {
+    public func append(_ bytes: [UInt8]) throws(ICalBridgeError) -> Int64 {
         let offset = size
         pending.append(contentsOf: bytes)
         size += Int64(bytes.count)
@@ -58,7 +58,7 @@ final class SpoolFile {
     }
 
     /// Writes the `length` bytes at `offset` into `sink`.
-    func copy<Sink: ByteSink>(offset: Int64, length: Int, into sink: inout Sink, buffer: inout [UInt8])
+    public func copy<Sink: ByteSink>(offset: Int64, length: Int, into sink: inout Sink, buffer: inout [UInt8])
         throws(ICalBridgeError)
     {
         guard onDisk else {

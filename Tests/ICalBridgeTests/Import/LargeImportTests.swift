@@ -109,6 +109,26 @@ import Testing
         #expect(throws: Never.self) { try plan(text) }
     }
 
+    @Test("the calendars cut from a UTF-8 input are slices of its bytes, not copies: a large file is held once")
+    func calendarsShareTheInputsBytes() throws {
+        let first = Self.header + (0..<300).map(Self.event).joined() + "END:VCALENDAR\r\n"
+        let second = Self.header + (300..<310).map(Self.event).joined() + "END:VCALENDAR\r\n"
+        // A byte order mark first: the calendars are slices of a slice.
+        let data = Data(("\u{FEFF}" + first + second).utf8)
+        let calendars = try ICSDocument.calendars(of: data, file: "big.ics").calendars
+        try #require(calendars.count == 2)
+        let starts = [3, 3 + first.utf8.count]
+        for (calendar, (start, text)) in zip(calendars, zip(starts, [first, second])) {
+            #expect(String(decoding: calendar.text, as: UTF8.self) == text)
+            let shared = data.withUnsafeBytes { input in
+                calendar.text.withUnsafeBytes { $0.baseAddress == input.baseAddress.map { $0 + start } }
+            }
+            #expect(shared)
+        }
+        let last = "BEGIN:VCALENDAR\r\n" + Self.event(299) + "END:VCALENDAR\r\n"
+        #expect(calendars[0].eventsText(299..<300) == Array(last.utf8))
+    }
+
     /// The 1-based line of `BEGIN:VEVENT` of event `index`.
     static func line(ofEvent index: Int, in text: String) -> Int {
         guard let range = text.range(of: "BEGIN:VEVENT\r\nUID:event-\(index)\r\n") else { return -1 }
