@@ -60,8 +60,10 @@ private final class MirrorFixture {
 }
 
 /// One mirror of a calendar, read by several consumers: the Graph rounds (first, resumed, 410, re-anchored,
-/// calendarView), the change log each consumer reads from its own cursor, the windows, the lock, and a
-/// kill at the commit.
+/// calendarView, pages and their requests), the change log each consumer reads from its own cursor, the
+/// windows, the lock, and a kill at the commit. The one suite of the rounds: sync's pull and serve's feeds
+/// test only what they do with a read (files, feed bodies); the kill sweep over a round is
+/// GraphICSSyncTests' MirrorRoundKillTests, beside the kill switch.
 @Suite struct CalendarMirrorTests {
     @Test func aFirstReadIsWholeAndAReadWithNoChangeCostsOneRequestAndReportsNothing() throws {
         let fixture = try MirrorFixture()
@@ -128,6 +130,7 @@ private final class MirrorFixture {
         let other = try fixture.mirror().read(consumer: "sync:1", window: fixture.december, since: first.cursor)
         #expect(other.round == .changes, "the new round's link is stored")
         #expect(other.kind == .changes && other.events.map(\.id) == ["e3"] && other.removedIDs.isEmpty)
+        #expect(other.requests == 1, "the 410 round's new link is resumed in one request")
     }
 
     @Test func aFirstRoundThatMeetsA410IsStartedAgainOnceAndTwiceWritesNothing() throws {
@@ -166,6 +169,33 @@ private final class MirrorFixture {
         // February came into the mirror outside this consumer's window: it is named as not (or no longer) in
         // it, which a consumer that never held it ignores.
         #expect(next.kind == .changes && next.events.isEmpty && next.removedIDs == ["feb"])
+    }
+
+    @Test func aRoundOfManyPagesReadsEveryPageAndCountsItsRequests() throws {
+        let fixture = try MirrorFixture()
+        for day in 1...25 { try fixture.addSingle("Event \(day)", day: day, id: "e\(day)") }
+        let mirror = fixture.mirror()
+        mirror.pageSize = 10
+        let before = fixture.requestCount
+        let read = try mirror.read(consumer: "feed:team", window: fixture.december, since: nil)
+        #expect(read.events.count == 25 && Set(read.events.map(\.id)).count == 25)
+        #expect(read.requests == 3 && fixture.requestCount == before + 3, "three pages of at most 10")
+    }
+
+    /// A consumer's window moving a day (serve's feed at midnight, a daily sync) stays inside the stored
+    /// window: no whole Graph round, one delta request, and the consumer's whole new window from the store.
+    @Test func aWindowMovedByADayIsAnsweredFromTheStoreWithOneRequest() throws {
+        let fixture = try MirrorFixture()
+        try fixture.addSingle("First", day: 1, id: "first")
+        try fixture.addSingle("Lunch", day: 3, id: "lunch")
+        let today = try fixture.mirror().read(consumer: "feed:team", window: fixture.december, since: nil)
+        #expect(today.events.map(\.id) == ["first", "lunch"])
+        let tomorrow = SyncWindow(start: fixture.december.start + 86_400, end: fixture.december.end + 86_400)
+        let before = fixture.requestCount
+        let moved = try fixture.mirror().read(consumer: "feed:team", window: tomorrow, since: today.cursor)
+        #expect(moved.round == .changes && moved.requests == 1 && fixture.requestCount == before + 1)
+        #expect(moved.kind == .whole && moved.events.map(\.id) == ["lunch"], "1 December left the window")
+        #expect(moved.cursor.window == tomorrow)
     }
 
     @Test func aConsumerSeesOnlyItsWindowAndAnEventMovedOutOfItIsARemovalForIt() throws {
