@@ -8,7 +8,8 @@ import Testing
 
 /// The built `graph-ics` run in its own session on a pseudo-terminal (TestSupport's ``ChildProcess``), as a
 /// person at a terminal runs it: the terminal is its controlling terminal (`/dev/tty`), standard input is the
-/// terminal or a pipe, standard output and error are pipes (collected). A test waits for text on the screen
+/// terminal or a pipe, standard output is a pipe (collected), standard error a pipe or (`errorsOnTerminal`) the
+/// terminal, as for a command that asks only when both are a terminal. A test waits for text on the screen
 /// and types keys. Paths in the arguments are absolute: the child runs in the test's working folder.
 final class PseudoTerminalRun: @unchecked Sendable {
     private let child: ChildProcess
@@ -23,7 +24,10 @@ final class PseudoTerminalRun: @unchecked Sendable {
         case noTerminal
     }
 
-    init(_ arguments: [String], input: Input = .terminal, environment: [String: String]) throws {
+    init(
+        _ arguments: [String], input: Input = .terminal, errorsOnTerminal: Bool = false,
+        environment: [String: String]
+    ) throws {
         var variables = ProcessInfo.processInfo.environment
         for name in variables.keys
         where (name.hasPrefix("GRAPH_ICS_") && name != "GRAPH_ICS_BINARY")
@@ -41,8 +45,8 @@ final class PseudoTerminalRun: @unchecked Sendable {
         }
         let noTerminal = if case .noTerminal = input { true } else { false }
         child = try ChildProcess(
-            try graphICSPath(), arguments, environment: variables, stdin: stdin, newSession: true,
-            terminal: !noTerminal)
+            try graphICSPath(), arguments, environment: variables, stdin: stdin,
+            stderr: errorsOnTerminal && !noTerminal ? .terminal : .collected, newSession: true, terminal: !noTerminal)
     }
 
     var pid: pid_t { child.pid }
