@@ -12,12 +12,10 @@ extension FeedSource {
     func read(_ held: FeedEvents?, window: SyncWindow, requests: inout Int) throws
         -> (events: FeedEvents, round: FeedRefreshReport.Round, changed: Bool)
     {
-        let mirror = CalendarMirror(
-            directory: stateDirectory.path, account: target.account,
-            calendar: target.isPrimary ? .primary : .other(id: target.calendarID ?? ""), client: client)
-        mirror.pageSize = pageSize
         let usable = held.flatMap { $0.calendarID == target.calendarID ? $0 : nil }
-        let read = try mirror.read(consumer: "feed:" + target.definition.name, window: window, since: usable?.cursor)
+        let consumer = "feed:" + target.definition.name
+        let cursor = usable?.cursor
+        let read = try mirror.withLock { mirror in try mirror.read(consumer: consumer, window: window, since: cursor) }
         requests += read.requests
         let round: FeedRefreshReport.Round =
             !target.isPrimary ? .calendarView : read.kind == .whole ? .full : .changes

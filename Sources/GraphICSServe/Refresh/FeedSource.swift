@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import ICalBridge
 import Synchronization
 
@@ -46,6 +47,10 @@ public final class FeedSource: Sendable {
 
     private let published: Mutex<Published>
     private let working: Mutex<Working>
+    /// The calendar's mirror, its store kept open from one refresh to the next: a store opened for each
+    /// refresh creates its write-ahead log and removes it again when it closes, which was most of a no-change
+    /// refresh's CPU time. Used only inside a refresh, under `working`'s lock.
+    let mirror: Mutex<CalendarMirror>
 
     /// - Parameters:
     ///   - stateDirectory: graph-ics's state folder (``StateDirectory``); the copy lives in its
@@ -57,6 +62,11 @@ public final class FeedSource: Sendable {
         self.pageSize = pageSize
         self.stateDirectory = stateDirectory
         cache = FeedCache(stateDirectory: stateDirectory, target: target)
+        let mirror = CalendarMirror(
+            directory: stateDirectory.path, account: target.account,
+            calendar: target.isPrimary ? .primary : .other(id: target.calendarID ?? ""), client: client)
+        mirror.pageSize = pageSize
+        self.mirror = Mutex(mirror)
         let loaded = cache.load(for: target)
         published = Mutex(Published(current: loaded.body))
         working = Mutex(
