@@ -30,9 +30,9 @@ public enum OnlineMeetingBody {
     /// event: all of it, or, for an online meeting, the payload without its body. `leftOut`: the body left out
     /// differs from the one of `graph` (Graph's event, or what it holds for the body); nil when that is not
     /// known, and then any body left out counts as changed.
-    public static func sendable(_ payload: GraphEvent, toOnlineMeeting isOnlineMeeting: Bool, comparedWith graph: GraphEvent?)
-        -> (payload: GraphEvent, leftOut: Bool)
-    {
+    public static func sendable(
+        _ payload: GraphEvent, toOnlineMeeting isOnlineMeeting: Bool, comparedWith graph: GraphEvent?
+    ) -> (payload: GraphEvent, leftOut: Bool) {
         guard isOnlineMeeting, let body = payload.body else { return (payload, false) }
         var kept = payload
         kept.body = nil
