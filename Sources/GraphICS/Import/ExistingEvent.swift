@@ -19,6 +19,14 @@ struct ExistingEvent {
     /// ``EventChange``.
     var json: Data?
 
+    /// ``json`` as a Graph event; nil when Graph's event was not read or does not decode as one.
+    var graphEvent: GraphEvent? {
+        guard let json, let document = try? GraphEventDocument.decode(json, file: "Graph's event"),
+            document.events.count == 1
+        else { return nil }
+        return document.events.first
+    }
+
     /// Whether `change` makes Graph mail this event's attendees (``MailingRule``).
     func mails(_ change: MailingRule.Change) -> Bool {
         MailingRule.mails(change, attendees: attendees, isOrganizer: isOrganizer)

@@ -114,7 +114,9 @@ extension ImportRun {
                 } catch {
                     return (target, nil)
                 }
-                guard let change = target.isOnlineMeeting ? compared?.keepingGraphsBody() : compared else { return nil }
+                let sendable = OnlineMeetingBody.sendable(compared, toOnlineMeeting: target.isOnlineMeeting)
+                if sendable.leftOut { keptBodies.insert(index) }
+                guard let change = sendable.change else { return nil }
                 return (target, change)
             }
             if targets.isEmpty {

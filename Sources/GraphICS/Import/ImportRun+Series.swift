@@ -232,8 +232,9 @@ extension ImportRun {
                     guard let occurrence = FollowUpTime.match(start, in: occurrences) else {
                         if let event = moved[position]?[start] {
                             // Cancelled in the series, held as an event of its own: the change goes there.
-                            var changes = changes
-                            if event.isOnlineMeeting { changes.body = nil }
+                            let sendable = OnlineMeetingBody.sendable(
+                                changes, toOnlineMeeting: event.isOnlineMeeting, comparedWith: event.graphEvent)
+                            if sendable.leftOut { keptBodies.insert(task.index) }
                             do {
                                 writes.append(
                                     OccurrenceWrite(
@@ -241,7 +242,7 @@ extension ImportRun {
                                         what: "changing the occurrence of \(start), an event of its own",
                                         request: BatchRequest(
                                             id: id, method: "PATCH", url: client.eventPath(id: event.id),
-                                            body: try changes.jsonPayload())))
+                                            body: try sendable.payload.jsonPayload())))
                             } catch {
                                 failures[position] = failures[position] ?? error.description
                             }
@@ -255,12 +256,13 @@ extension ImportRun {
                     }
                     // Already changed (an earlier run got this far) unless the series itself was changed now.
                     if occurrence.type == "exception", task.mode == .resumed { continue }
-                    var changes = changes
-                    if occurrence.isOnlineMeeting {
-                        // A body without the meeting's blob disables the online meeting (api/event-update.md):
-                        // the occurrence keeps Graph's body.
-                        changes.body = nil
-                    }
+                    // The occurrence of an online meeting keeps Graph's body (``OnlineMeetingBody``). Its body is not
+                    // read: the override's DESCRIPTION counts as changed when it is not the series' in the file
+                    // (the series' own is the master's change).
+                    let sendable = OnlineMeetingBody.sendable(
+                        changes, toOnlineMeeting: occurrence.isOnlineMeeting, comparedWith: events[task.index].payload)
+                    if sendable.leftOut { keptBodies.insert(task.index) }
+                    let changes = sendable.payload
                     do {
                         let request = BatchRequest(
                             id: id, method: "PATCH", url: client.eventPath(id: occurrence.id),

@@ -42,17 +42,19 @@ extension ImportRun {
         for (index, targets) in updates {
             do {
                 let payload = events[index].updatePayload
-                var keeping = payload
-                keeping.body = nil
                 for (target, change) in targets {
                     // Only what changed, with graph-ics's own properties (the version the event now comes from);
-                    // an online meeting keeps Graph's body: one without the meeting's blob disables the meeting.
-                    let body =
-                        if let change {
-                            try change.payload(adding: payload.singleValueExtendedProperties ?? [])
-                        } else {
-                            try (target.isOnlineMeeting ? keeping : payload).jsonPayload()
-                        }
+                    // else the whole payload (Graph's event did not read as one), without the body for an online
+                    // meeting, which keeps Outlook's (``OnlineMeetingBody``).
+                    let body: Data
+                    if let change {
+                        body = try change.payload(adding: payload.singleValueExtendedProperties ?? [])
+                    } else {
+                        let sendable = OnlineMeetingBody.sendable(
+                            payload, toOnlineMeeting: target.isOnlineMeeting, comparedWith: target.graphEvent)
+                        if sendable.leftOut { keptBodies.insert(index) }
+                        body = try sendable.payload.jsonPayload()
+                    }
                     requests.append(
                         BatchRequest(
                             id: "\(requests.count)", method: "PATCH", url: client.eventPath(id: target.id), body: body))

@@ -41,6 +41,9 @@ final class ImportRun {
     var refusedCreates: [Int] = []
     /// Creates sent with ``ImportIdentity/versionedTransactionID(for:)`` instead of the planned transactionId.
     var versionedCreates: Set<Int> = []
+    /// Events whose changed DESCRIPTION was left out of what went to an online meeting (``OnlineMeetingBody``):
+    /// their result says Outlook's description was kept.
+    var keptBodies: Set<Int> = []
 
     /// A series to finish, or a series one occurrence of which is cancelled.
     struct SeriesTask {
@@ -91,6 +94,10 @@ final class ImportRun {
 
     func finish(_ result: ImportResult, at index: Int) {
         guard results[index] == nil else { return }
+        var result = result
+        if keptBodies.contains(index), result.action != .failed {
+            result.note = [result.note, OnlineMeetingBody.keptNote].compactMap { $0 }.joined(separator: "; ")
+        }
         provisional[index] = nil
         results[index] = result
         if reportedEarly[index] != result { onResult(result) }

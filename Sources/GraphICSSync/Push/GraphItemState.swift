@@ -80,20 +80,16 @@ public struct UpdatePlan {
             onlyProperties.singleValueExtendedProperties = extendedProperties
             return try onlyProperties.jsonPayload()
         }
-        var payload = event.updatePayload
-        if graph.standing.isOnlineMeeting { payload.body = nil }
+        // The change could not be read: Graph's body neither, so the body is left out without a word.
+        var payload = OnlineMeetingBody.sendable(
+            event.updatePayload, toOnlineMeeting: graph.standing.isOnlineMeeting, comparedWith: nil
+        ).payload
         if !extendedProperties.isEmpty { payload.singleValueExtendedProperties = extendedProperties }
         return try payload.jsonPayload()
     }
 }
 
 extension GraphItemState {
-    /// Why a changed DESCRIPTION of an online meeting is not sent (api/event-update.md, "Notes for updating
-    /// specific properties": a body without the meeting's own blob turns the meeting off for every attendee).
-    public static let onlineMeetingBodyRefusal =
-        "the description of an online meeting is not sent: Graph would drop its join details for every "
-        + "attendee; change the description in Outlook, or undo the change here"
-
     /// How `event` (the new version, as the import maps it) changes this event.
     /// - `appliesOccurrences`: a series' overrides and cancellations are applied again (an update for the
     ///   mail rule).
@@ -117,12 +113,10 @@ extension GraphItemState {
             answered.patch.attendees = nil
             change = answered.fields.isEmpty ? nil : answered
         }
-        // An online meeting keeps its join details in its body: a body sent without them turns the meeting
-        // off for every attendee (api/event-update.md), so none is ever sent.
-        if standing.isOnlineMeeting {
-            if change?.fields.contains("body") == true { return .refused(Self.onlineMeetingBodyRefusal) }
-            change = change?.keepingGraphsBody()
-        }
+        // No body is ever sent to an online meeting (``OnlineMeetingBody``); a changed one is refused.
+        let sendable = OnlineMeetingBody.sendable(change, toOnlineMeeting: standing.isOnlineMeeting)
+        if sendable.leftOut { return .refused(OnlineMeetingBody.refusal) }
+        change = sendable.change
         // A series' occurrences applied again are an update for the mail rule; a change of the event alone is a
         // PATCH of its fields (a reminder mails nobody).
         let plan = UpdatePlan(change: change, whole: whole, appliesOccurrences: appliesOccurrences)

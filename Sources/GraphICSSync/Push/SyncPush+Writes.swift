@@ -200,9 +200,6 @@ extension SyncPush {
         return step.outcome
     }
 
-    /// Why a changed DESCRIPTION of an online meeting is not sent (``GraphItemState/onlineMeetingBodyRefusal``).
-    public static let onlineMeetingBodyRefusal = GraphItemState.onlineMeetingBodyRefusal
-
     // MARK: Delete
 
     /// What the deletion of a deleted file's event comes to, decided from Graph's event before anything is

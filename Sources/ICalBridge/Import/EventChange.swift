@@ -131,16 +131,6 @@ public struct EventChange: Sendable, Equatable {
         return plan.events.first { $0.recurrenceID == nil }?.payload ?? plan.events.first?.payload
     }
 
-    /// The change without the body, for an online meeting: Graph keeps the meeting's join details in its body,
-    /// and a body sent without them turns the meeting off for every attendee (api/event-update.md). Nil when
-    /// nothing else changed.
-    public func keepingGraphsBody() -> EventChange? {
-        var kept = self
-        kept.fields.remove("body")
-        kept.patch.body = nil
-        return kept.fields.isEmpty ? nil : kept
-    }
-
     /// The PATCH as the JSON graph-ics sends, with `extendedProperties` (graph-ics's own, which the caller
     /// writes with every change) added.
     public func payload(adding extendedProperties: [GraphSingleValueExtendedProperty] = []) throws(ICalBridgeError)

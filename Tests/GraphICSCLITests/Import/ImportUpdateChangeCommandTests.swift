@@ -118,3 +118,62 @@ extension ImportUpdateChangeCommandTests {
         #expect(wednesday?["subject"] as? String == "Standup (retro)")
     }
 }
+
+extension ImportUpdateChangeCommandTests {
+    /// The report's event of `result`'s `--json` output.
+    static func reportedEvent(_ result: ProcessResult) throws -> [String: Any] {
+        let object = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        return try #require((object["events"] as? [[String: Any]])?.first)
+    }
+
+    /// An update of an event Outlook made an online meeting since it was imported sends no body, whose blob it
+    /// would drop (`OnlineMeetingBody`); a changed DESCRIPTION left out is reported, on the event's line and in
+    /// the `--json` report's note, and an unchanged one is not.
+    @Test("an update of an online meeting keeps Outlook's description and says so when the file changed it")
+    func onlineMeetingKeepsItsDescription() throws {
+        let (account, environment) = try StandInAccount.inBerlin()
+        let file = account.folder.appendingPathComponent("review.ics")
+        let agenda = "Agenda: budget\\nJoin: https://teams.example/l/meetup-join/review"
+        try Data(Self.calendar(summary: "Review", sequence: 0, description: agenda).utf8).write(to: file)
+        #expect(try account.run(["import", file.path], environment: environment).status == 0)
+        let id = try #require(account.standIn.events().first?["id"] as? String)
+        try account.standIn.changeEvent(
+            id: id,
+            [
+                "isOnlineMeeting": true, "onlineMeetingProvider": "teamsForBusiness",
+                "onlineMeeting": ["joinUrl": "https://teams.example/l/meetup-join/review"],
+            ])
+        let bodyBefore = try #require(account.standIn.event(id: id)?["body"] as? [String: Any])
+
+        // A newer file with a new SUMMARY and the same DESCRIPTION: the subject sent, no note.
+        try Data(Self.calendar(summary: "Review (budget)", sequence: 1, description: agenda).utf8).write(to: file)
+        let renamed = try account.run(
+            ["import", "--on-duplicate", "update", "--json", file.path], environment: environment)
+        #expect(renamed.status == 0, "stderr: \(renamed.err)")
+        #expect(renamed.errLines.contains { $0.hasSuffix(": updated") }, "stderr: \(renamed.err)")
+        #expect(try Self.reportedEvent(renamed)["note"] is NSNull, "\(renamed.out)")
+
+        // A newer file with a new SUMMARY and a new DESCRIPTION: the subject sent, Outlook's body kept, and
+        // the line and the JSON say so.
+        try Data(
+            Self.calendar(summary: "Review (final)", sequence: 2, description: "Agenda: budget and hiring").utf8
+        ).write(to: file)
+        let changed = try account.run(
+            ["import", "--on-duplicate", "update", "--json", file.path], environment: environment)
+        #expect(changed.status == 0, "stderr: \(changed.err)")
+        let note = "Outlook's description kept: a description sent to an online meeting would turn the meeting off"
+        #expect(changed.errLines.contains { $0.hasSuffix(": updated (\(note))") }, "stderr: \(changed.err)")
+        let reported = try Self.reportedEvent(changed)
+        #expect(reported["action"] as? String == "updated")
+        #expect(reported["note"] as? String == note)
+
+        let patches = Self.patches(account.standIn)
+        #expect(patches.count == 2)
+        #expect(patches.allSatisfy { $0["body"] == nil && $0["subject"] != nil })
+        let event = try #require(account.standIn.event(id: id))
+        #expect(event["subject"] as? String == "Review (final)")
+        #expect(event["isOnlineMeeting"] as? Bool == true)
+        #expect((event["body"] as? [String: Any])?["content"] as? String == bodyBefore["content"] as? String)
+        #expect(account.standIn.disabledOnlineMeetings.isEmpty)
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import ICalBridge
 import Testing
 
 @testable import GraphICSSync
@@ -141,11 +142,11 @@ import Testing
         let before = fixture.standIn.operations.filter { $0.method == "PATCH" }.count
         let dry = try fixture.run { $0.dryRun = true }
         #expect(
-            EngineFixture.outcomes(dry)["uid-call.ics"] == .refused(reason: SyncPush.onlineMeetingBodyRefusal),
+            EngineFixture.outcomes(dry)["uid-call.ics"] == .refused(reason: OnlineMeetingBody.refusal),
             "a dry run decides as the run: \(dry.items)")
         let report = try fixture.run()
         #expect(
-            EngineFixture.outcomes(report)["uid-call.ics"] == .refused(reason: SyncPush.onlineMeetingBodyRefusal),
+            EngineFixture.outcomes(report)["uid-call.ics"] == .refused(reason: OnlineMeetingBody.refusal),
             "\(report.items)")
         #expect(fixture.standIn.operations.filter { $0.method == "PATCH" }.count == before, "nothing sent")
         #expect(fixture.standIn.disabledOnlineMeetings.isEmpty)

@@ -8,7 +8,8 @@ import Testing
 /// Changes graph-ics sends to an online meeting leave its body alone, since a body without the meeting's blob
 /// disables the online meeting (api/event-update.md); the rest is applied (issue 28, item 1): a RECURRENCE-ID
 /// override of a Teams series (import and `sync`'s push hand them to `finishSeries`), and
-/// `import --on-duplicate update` of an event made a Teams meeting in Outlook since.
+/// `import --on-duplicate update` of an event made a Teams meeting in Outlook since; a changed DESCRIPTION
+/// left out is said in the event's result (``OnlineMeetingBody/keptNote``).
 @Suite struct OnlineMeetingSeriesTests {
     static let joinURL = "https://teams.microsoft.com/l/meetup-join/19%3ameeting_series%40thread.v2/0"
 
@@ -67,6 +68,8 @@ import Testing
         let item = try #require(try TicketFiles.items(text: text, name: "weekly.ics").first)
         let result = try EventImporter(client: setup.client).finishSeries(of: item, seriesID: "weekly")
         #expect(result.action == .updated, "\(result)")
+        // The override's DESCRIPTION is not the series': left out, and said so.
+        #expect(result.note?.contains(OnlineMeetingBody.keptNote) == true, "\(result)")
         let changed = try #require(setup.standIn.event(id: "weekly-14"))
         #expect(changed["subject"] as? String == "Weekly (demo)")
         #expect((changed["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-14T09:30:00.0000000")
@@ -77,7 +80,8 @@ import Testing
         #expect(patches.allSatisfy { !String(decoding: $0.body, as: UTF8.self).contains("\"body\"") })
     }
 
-    @Test func anUpdateOfAnImportedEventMadeAnOnlineMeetingKeepsTheMeeting() throws {
+    @Test(arguments: [true, false])
+    func anUpdateOfAnImportedEventMadeAnOnlineMeetingKeepsTheMeeting(changesDescription: Bool) throws {
         let setup = try ImportSetup()
         defer { setup.standIn.stop() }
         try setup.standIn.addEvent([
@@ -104,7 +108,7 @@ import Testing
             SUMMARY:Dentist (video)\r
             DTSTART:20261209T093000Z\r
             DTEND:20261209T103000Z\r
-            DESCRIPTION:Bring the card\r
+            DESCRIPTION:\(changesDescription ? "Bring the card" : "Join: \(Self.joinURL)")\r
             END:VEVENT\r
             END:VCALENDAR\r
 
@@ -112,8 +116,17 @@ import Testing
         let items = try TicketFiles.items(text: text, name: "dentist.ics", ImportSettings(onDuplicate: .update))
         let report = setup.run(items)
         #expect(report.results.map(\.action) == [.updated], "\(report.results)")
+        // A changed DESCRIPTION left out is said; an unchanged one is not.
+        #expect(report.results.first?.note == (changesDescription ? OnlineMeetingBody.keptNote : nil))
         let stored = try #require(setup.standIn.events().first)
         #expect(stored["subject"] as? String == "Dentist (video)")
+        #expect(
+            (stored["body"] as? [String: Any])?["content"] as? String
+                == "<html><body>Join: \(Self.joinURL)</body></html>")
+        #expect(
+            setup.standIn.operations.filter { $0.method == "PATCH" }.allSatisfy {
+                !String(decoding: $0.body, as: UTF8.self).contains("\"body\"")
+            })
         #expect((stored["start"] as? [String: Any])?["dateTime"] as? String == "2026-12-09T09:30:00.0000000")
         #expect(stored["isOnlineMeeting"] as? Bool == true)
         #expect(setup.standIn.disabledOnlineMeetings.isEmpty)

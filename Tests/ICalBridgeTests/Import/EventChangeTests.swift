@@ -192,9 +192,25 @@ import Testing
                 $0.body?.content = "New agenda"
             })
         #expect(bodyAndSubject?.fields == ["subject", "body"])
-        #expect(bodyAndSubject?.keepingGraphsBody()?.fields == ["subject"])
-        #expect(bodyAndSubject?.keepingGraphsBody()?.patch.body == nil)
-        #expect(EventChange.between([base], Self.event { $0.body?.content = "New agenda" })?.keepingGraphsBody() == nil)
+        let sent = OnlineMeetingBody.sendable(bodyAndSubject, toOnlineMeeting: true)
+        #expect(sent.change?.fields == ["subject"])
+        #expect(sent.change?.patch.body == nil)
+        #expect(sent.leftOut)
+        let onlyBody = EventChange.between([base], Self.event { $0.body?.content = "New agenda" })
+        #expect(OnlineMeetingBody.sendable(onlyBody, toOnlineMeeting: true) == (nil, true))
+        // Not an online meeting, or no body in the change: everything is sent, nothing left out.
+        #expect(OnlineMeetingBody.sendable(bodyAndSubject, toOnlineMeeting: false) == (bodyAndSubject, false))
+        let onlySubject = EventChange.between([base], Self.event { $0.subject = "Review 2" })
+        #expect(OnlineMeetingBody.sendable(onlySubject, toOnlineMeeting: true) == (onlySubject, false))
+        // A whole payload: without its body; the body counts as changed when it differs from Graph's (line
+        // endings aside), or when Graph's is not known.
+        let renamed = Self.event { $0.subject = "Review 2" }
+        let whole = OnlineMeetingBody.sendable(renamed, toOnlineMeeting: true, comparedWith: base)
+        #expect(whole.payload.body == nil && whole.payload.subject == "Review 2" && !whole.leftOut)
+        let rewritten = Self.event { $0.body?.content = "New agenda" }
+        #expect(OnlineMeetingBody.sendable(rewritten, toOnlineMeeting: true, comparedWith: base).leftOut)
+        #expect(OnlineMeetingBody.sendable(renamed, toOnlineMeeting: true, comparedWith: nil).leftOut)
+        #expect(OnlineMeetingBody.sendable(rewritten, toOnlineMeeting: false, comparedWith: base) == (rewritten, false))
         // A location with the same name keeps Graph's structured one.
         var structured = base
         structured.location = GraphLocation(displayName: "Room 1")
