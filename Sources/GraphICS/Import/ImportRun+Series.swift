@@ -49,12 +49,12 @@ extension ImportRun {
                 failures[write.position] = failures[write.position] ?? Self.reason(answer, write.what)
             }
         }
-        var notes: [Int: [String]] = [:]
-        try moveAcrossNeighbours(moves, applied: &applied, failures: &failures, notes: &notes)
+        var separated: [Int: [ImportResult.MovedOccurrence]] = [:]
+        try moveAcrossNeighbours(moves, applied: &applied, failures: &failures, separated: &separated)
         for position in series.indices {
             reportSeries(
                 at: position, failure: failures[position], applied: applied[position] ?? (0, 0),
-                notes: notes[position] ?? [])
+                separated: separated[position] ?? [])
         }
     }
 
@@ -64,7 +64,7 @@ extension ImportRun {
     /// series' source UID and the occurrence's RECURRENCE-ID, then cancels the occurrence in the series.
     private func moveAcrossNeighbours(
         _ moves: [Move], applied: inout [Int: (deleted: Int, changed: Int)], failures: inout [Int: String],
-        notes: inout [Int: [String]]
+        separated: inout [Int: [ImportResult.MovedOccurrence]]
     ) throws {
         guard !moves.isEmpty else { return }
         var creates: [BatchRequest] = []
@@ -109,15 +109,13 @@ extension ImportRun {
                 continue
             }
             applied[move.position, default: (0, 0)].changed += 1
-            notes[move.position, default: []].append(
-                "the occurrence of \(move.originalStart) moves onto or past a neighbour's day, which Graph refuses in "
-                    + "a series (ErrorOccurrenceCrossingBoundary): cancelled in the series and created as an event of "
-                    + "its own (\(id))")
+            separated[move.position, default: []].append(
+                ImportResult.MovedOccurrence(originalStart: move.originalStart, eventID: id))
         }
     }
 
     /// The events an earlier import or push made of overrides Graph refused in their series (moved past a
-    /// neighbour's day, ``moveAcrossNeighbours(_:applied:failures:notes:)``), for the series changed now
+    /// neighbour's day, ``moveAcrossNeighbours(_:applied:failures:separated:)``), for the series changed now
     /// (``SeriesTask/Mode/updated``: sync's push of a changed file, `import --on-duplicate update`) whose
     /// overrides name an occurrence no longer in the series: by position, then original start, found by their
     /// identity key (the file's UID and the RECURRENCE-ID) in batched GETs.
@@ -280,7 +278,8 @@ extension ImportRun {
 
     /// The final result of the event of the series at `position` of ``series``, once its follow-ups are sent.
     private func reportSeries(
-        at position: Int, failure: String?, applied counts: (deleted: Int, changed: Int), notes: [String]
+        at position: Int, failure: String?, applied counts: (deleted: Int, changed: Int),
+        separated: [ImportResult.MovedOccurrence]
     ) {
         let task = series[position]
         if task.mode == .cancellingOccurrence {
@@ -303,8 +302,9 @@ extension ImportRun {
                 (done.note.map { $0 + "; " } ?? "")
                 + "finished its series: \(counts.deleted) occurrence(s) deleted, \(counts.changed) changed"
         }
-        if failure == nil, !notes.isEmpty {
-            done.note = ([done.note].compactMap { $0 } + notes).joined(separator: "; ")
+        if failure == nil, !separated.isEmpty {
+            done.note = ([done.note].compactMap { $0 } + separated.map(\.description)).joined(separator: "; ")
+            done.movedOccurrences = separated
         }
         finish(done, at: task.index)
     }

@@ -70,12 +70,13 @@ extension SyncPush {
     /// report). `owners` are the recorded Graph ids and their files.
     private func apply(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem? {
         var item = problem(action, .pushed(.new))
+        var moved: [ImportResult.MovedOccurrence] = []
         do {
             switch action.kind {
             case .create:
-                (item.outcome, item.graphID) = try create(action, owners: &owners)
+                (item.outcome, item.graphID) = try create(action, owners: &owners, moved: &moved)
             case .update:
-                item.outcome = try update(action, overriding: overriding, owners: &owners)
+                item.outcome = try update(action, overriding: overriding, owners: &owners, moved: &moved)
                 if item.outcome == .pushed(.new) {
                     // Made again (deleted in Outlook, the local version won): its new id.
                     item.graphID = owners.first { $0.value == action.fileName }?.key
@@ -92,6 +93,7 @@ extension SyncPush {
         } catch {
             item.outcome = try Self.itemOutcome(error)
         }
+        if case .pushed = item.outcome { item.note = PushedItem.note(moved) }
         if case .held = item.outcome {
             // Remembered with the file's hash (none for a deletion): reported once per local change.
             try state.setHeld(

@@ -15,8 +15,11 @@ extension SyncPush {
     // MARK: Create
 
     /// Creates the event of a new file through the import (found again by its source UID when a killed run
-    /// made it already) and records it; returns the outcome and the event's id.
-    func create(_ action: PushAction, owners: inout [String: String]) throws -> (PushedItem.Outcome, String?) {
+    /// made it already) and records it; returns the outcome and the event's id. The overrides of a series that
+    /// Graph refused to move past a neighbour's day, made events of their own, go to `moved`.
+    func create(
+        _ action: PushAction, owners: inout [String: String], moved: inout [ImportResult.MovedOccurrence]
+    ) throws -> (PushedItem.Outcome, String?) {
         guard let event = action.event else { return (.failed(reason: "the file was not read", requestID: nil), nil) }
         if let refusal = Self.createRefusal(event) { return (.refused(reason: refusal), nil) }
         let item = ImportItem(file: path(action.fileName), event: event)
@@ -44,7 +47,7 @@ extension SyncPush {
             adopted.record = SyncItemRecord(
                 fileName: action.fileName, uid: event.sourceUID, graphID: id, changeKey: nil, size: 0,
                 modificationNanoseconds: 0, sha256: Data())
-            let outcome = try update(adopted, overriding: true, owners: &owners)
+            let outcome = try update(adopted, overriding: true, owners: &owners, moved: &moved)
             let taken = outcome == .pushed(.changed) || outcome == .recorded
             if taken { owners[id] = action.fileName }
             return (taken ? .pushed(.new) : outcome, id)
@@ -57,6 +60,7 @@ extension SyncPush {
         let occurrences = try occurrences(ofSeries: id, isSeries: event.payload.recurrence != nil)
         try record(action, graphID: id, changeKey: changeKey, occurrences: occurrences)
         owners[id] = action.fileName
+        moved += result.movedOccurrences
         return (.pushed(.new), id)
     }
 
@@ -151,14 +155,18 @@ extension SyncPush {
     }
 
     /// Changes the event of a changed file: the checks (``updateStep(_:overriding:)``), the PATCH with
-    /// `If-Match`, a series' occurrences, the record.
-    func update(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem.Outcome {
+    /// `If-Match`, a series' occurrences, the record. The overrides Graph refused to move past a neighbour's
+    /// day, made events of their own, go to `moved`.
+    func update(
+        _ action: PushAction, overriding: Bool, owners: inout [String: String],
+        moved: inout [ImportResult.MovedOccurrence]
+    ) throws -> PushedItem.Outcome {
         let step: UpdateSend
         switch try updateStep(action, overriding: overriding) {
         case .outcome(let outcome): return outcome
         case .recreate:
             if let id = action.record?.graphID { owners[id] = nil }
-            return try create(action, owners: &owners).0
+            return try create(action, owners: &owners, moved: &moved).0
         case .send(let send): step = send
         }
         guard let event = action.event, let file = action.file, let recorded = action.record,
@@ -190,6 +198,7 @@ extension SyncPush {
                 if result.action == .failed {
                     return .failed(reason: result.error ?? "its occurrences were not changed", requestID: nil)
                 }
+                moved += result.movedOccurrences
             }
             // The occurrences' changes gave the master a new change key.
             changeKey = try current(id)?.changeKey ?? changeKey

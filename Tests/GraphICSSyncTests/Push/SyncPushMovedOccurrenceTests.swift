@@ -53,4 +53,24 @@ import Testing
         #expect(!text.contains("EXDATE"), "\(text)")
         #expect(try fixture.folder.scan().map(\.name) == ["weekly.ics"])
     }
+
+    /// The words of the import's report for it (`ImportRun+Series`), naming the event made.
+    static func madeSingle(_ eventID: String) -> String {
+        "the occurrence of 2026-12-14T09:00:00Z moves onto or past a neighbour's day, which Graph refuses in a "
+            + "series (ErrorOccurrenceCrossingBoundary): cancelled in the series and created as an event of its own "
+            + "(\(eventID))"
+    }
+
+    @Test func theReportSaysTheOccurrenceWasMadeAnEventOfItsOwn() throws {
+        let fixture = try EngineFixture()
+        try fixture.push.write("weekly.ics", Self.file("Standup (moved)"))
+        let report = try fixture.run()
+        let moved = try #require(fixture.standIn.events().first { $0["type"] as? String == "singleInstance" })
+        let note = Self.madeSingle(try #require(moved["id"] as? String))
+        #expect(report.lines == ["pushed new  weekly.ics  Standup (\(note))"], "\(report.lines)")
+        let object = try #require(try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any])
+        let items = try #require(object["items"] as? [[String: Any]])
+        #expect(items.count == 1 && items.first?["outcome"] as? String == "pushed")
+        #expect(items.first?["note"] as? String == note, "\(items)")
+    }
 }
