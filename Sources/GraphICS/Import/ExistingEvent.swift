@@ -43,24 +43,28 @@ struct ExistingEvent {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
             let values = object["value"] as? [[String: Any]]
         else { return nil }
-        let events = values.compactMap { value -> ExistingEvent? in
-            guard let standing = EventStanding(object: value) else { return nil }
-            var version: String?
-            var calendar: String?
-            for property in value["singleValueExtendedProperties"] as? [[String: Any]] ?? [] {
-                guard let propertyID = property["id"] as? String else { continue }
-                if propertyID.caseInsensitiveCompare(ImportIdentity.versionPropertyID) == .orderedSame {
-                    version = property["value"] as? String
-                } else if propertyID.caseInsensitiveCompare(ImportIdentity.calendarPropertyID) == .orderedSame {
-                    calendar = property["value"] as? String
-                }
+        return (values.compactMap(ExistingEvent.init(object:)), object["@odata.nextLink"] != nil)
+    }
+}
+
+extension ExistingEvent {
+    /// Reads one event's JSON object (an entry of a lookup answer, or `GET events/{id}`); nil without an id.
+    init?(object value: [String: Any]) {
+        guard let standing = EventStanding(object: value) else { return nil }
+        var version: String?
+        var calendar: String?
+        for property in value["singleValueExtendedProperties"] as? [[String: Any]] ?? [] {
+            guard let propertyID = property["id"] as? String else { continue }
+            if propertyID.caseInsensitiveCompare(ImportIdentity.versionPropertyID) == .orderedSame {
+                version = property["value"] as? String
+            } else if propertyID.caseInsensitiveCompare(ImportIdentity.calendarPropertyID) == .orderedSame {
+                calendar = property["value"] as? String
             }
-            return ExistingEvent(
-                id: standing.id, type: value["type"] as? String, isOrganizer: standing.isOrganizer,
-                attendees: standing.attendees.count, version: version, calendar: calendar,
-                isOnlineMeeting: value["isOnlineMeeting"] as? Bool ?? false,
-                json: try? JSONSerialization.data(withJSONObject: value))
         }
-        return (events, object["@odata.nextLink"] != nil)
+        self.init(
+            id: standing.id, type: value["type"] as? String, isOrganizer: standing.isOrganizer,
+            attendees: standing.attendees.count, version: version, calendar: calendar,
+            isOnlineMeeting: value["isOnlineMeeting"] as? Bool ?? false,
+            json: try? JSONSerialization.data(withJSONObject: value))
     }
 }

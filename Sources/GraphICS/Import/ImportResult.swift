@@ -33,8 +33,10 @@ public struct ImportResult: Sendable, Equatable {
     public var changeKey: String?
     /// For a failure: one sentence, with Graph's request-id when Graph answered.
     public var error: String?
-    /// For a skip: why (`already imported`).
+    /// For a skip: why (`already imported`); for a series, what was done besides (its ``movedOccurrences``).
     public var note: String?
+    /// For a series: the overrides Graph refused in it, each made an event of its own (``MovedOccurrence``).
+    public var movedOccurrences: [MovedOccurrence] = []
     /// When the event starts, as the report shows it (``EventLabel/when(_:)``): `2027-01-22 20:15`.
     public var when: String?
     /// What `import --dry-run` found the run would do, not what was done: ``line`` says `would create`.
@@ -76,6 +78,32 @@ public struct ImportResult: Sendable, Equatable {
             if let note { outcome += " (\(note))" }
         }
         return event.line(outcome)
+    }
+}
+
+extension ImportResult {
+    /// An override that moves its occurrence onto or past a neighbour's day, which Graph refuses in a series
+    /// (`ErrorOccurrenceCrossingBoundary`, `api/event-update.md`): its occurrence was cancelled in the series and
+    /// the moved one created as an event of its own. The one wording of it, for the import's report and sync's.
+    public struct MovedOccurrence: Sendable, Equatable, CustomStringConvertible {
+        /// The occurrence's original start as the override names it (`2027-01-19T18:00:00Z`, or a date).
+        public var originalStart: String
+        /// Graph's id of the event made of it.
+        public var eventID: String
+
+        public init(originalStart: String, eventID: String) {
+            self.originalStart = originalStart
+            self.eventID = eventID
+        }
+
+        /// `the occurrence of 2026-12-14T09:00:00Z moves onto or past a neighbour's day, which Graph refuses in a
+        /// series (ErrorOccurrenceCrossingBoundary): cancelled in the series and created as an event of its own
+        /// (ID)`.
+        public var description: String {
+            "the occurrence of \(originalStart) moves onto or past a neighbour's day, which Graph refuses in a series "
+                + "(ErrorOccurrenceCrossingBoundary): cancelled in the series and created as an event of its own "
+                + "(\(eventID))"
+        }
     }
 }
 

@@ -49,12 +49,12 @@ extension ImportRun {
                 failures[write.position] = failures[write.position] ?? Self.reason(answer, write.what)
             }
         }
-        var notes: [Int: [String]] = [:]
-        try moveAcrossNeighbours(moves, applied: &applied, failures: &failures, notes: &notes)
+        var separated: [Int: [ImportResult.MovedOccurrence]] = [:]
+        try moveAcrossNeighbours(moves, applied: &applied, failures: &failures, separated: &separated)
         for position in series.indices {
             reportSeries(
                 at: position, failure: failures[position], applied: applied[position] ?? (0, 0),
-                notes: notes[position] ?? [])
+                separated: separated[position] ?? [])
         }
     }
 
@@ -64,7 +64,7 @@ extension ImportRun {
     /// series' source UID and the occurrence's RECURRENCE-ID, then cancels the occurrence in the series.
     private func moveAcrossNeighbours(
         _ moves: [Move], applied: inout [Int: (deleted: Int, changed: Int)], failures: inout [Int: String],
-        notes: inout [Int: [String]]
+        separated: inout [Int: [ImportResult.MovedOccurrence]]
     ) throws {
         guard !moves.isEmpty else { return }
         var creates: [BatchRequest] = []
@@ -109,18 +109,18 @@ extension ImportRun {
                 continue
             }
             applied[move.position, default: (0, 0)].changed += 1
-            notes[move.position, default: []].append(
-                "the occurrence of \(move.originalStart) moves onto or past a neighbour's day, which Graph refuses in "
-                    + "a series (ErrorOccurrenceCrossingBoundary): cancelled in the series and created as an event of "
-                    + "its own (\(id))")
+            separated[move.position, default: []].append(
+                ImportResult.MovedOccurrence(originalStart: move.originalStart, eventID: id))
         }
     }
 
     /// The events an earlier import or push made of overrides Graph refused in their series (moved past a
-    /// neighbour's day, ``moveAcrossNeighbours(_:applied:failures:notes:)``), for the series changed now
+    /// neighbour's day, ``moveAcrossNeighbours(_:applied:failures:separated:)``), for the series changed now
     /// (``SeriesTask/Mode/updated``: sync's push of a changed file, `import --on-duplicate update`) whose
-    /// overrides name an occurrence no longer in the series: by position, then original start, found by their
-    /// identity key (the file's UID and the RECURRENCE-ID) in batched GETs.
+    /// overrides name an occurrence no longer in the series: by position, then original start. Each is found
+    /// by its link to the series, the transactionId naming the series and the original start, among the
+    /// events the caller knows (``SeriesTask/movedEventIDs``, read by id), whatever UID the file has; else by
+    /// its identity key (the file's UID and the RECURRENCE-ID). In batched GETs.
     private func movedEvents(_ found: [[Occurrence]?]) throws -> [Int: [String: ExistingEvent]] {
         var wanted: [(position: Int, originalStart: String, key: String)] = []
         for (position, occurrences) in found.enumerated() {
@@ -130,15 +130,42 @@ extension ImportRun {
                 wanted.append((position, moved.originalStart, moved.key))
             }
         }
-        let answers = try client.batch(
-            wanted.enumerated().map { number, moved in
-                BatchRequest(id: "\(number)", method: "GET", url: lookupURL(key: moved.key))
-            })
+        guard !wanted.isEmpty else { return [:] }
+        var requests = wanted.enumerated().map { number, moved in
+            BatchRequest(id: "\(number)", method: "GET", url: lookupURL(key: moved.key))
+        }
+        var linked: [(position: Int, request: Int)] = []
+        for position in Set(wanted.map(\.position)).sorted() {
+            for id in series[position].movedEventIDs {
+                linked.append((position, requests.count))
+                requests.append(
+                    BatchRequest(
+                        id: "\(requests.count)", method: "GET",
+                        url: client.eventPath(id: id) + "?"
+                            + GraphQuery.queryString([
+                                ("$select", "id,subject,type,isOrganizer,attendees,isOnlineMeeting,transactionId")
+                            ])))
+            }
+        }
+        let answers = try client.batch(requests)
+        // The linked events, by position and the instant of the original start their transactionId names.
+        var byLink: [Int: [Int64: ExistingEvent]] = [:]
+        for (position, request) in linked where answers.indices.contains(request) {
+            let answer = answers[request]
+            guard answer.succeeded, let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
+                let event = ExistingEvent(object: object),
+                let link = ImportIdentity.movedOccurrence(
+                    transactionID: object["transactionId"] as? String, type: event.type),
+                link.seriesID == series[position].seriesID
+            else { continue }
+            byLink[position, default: [:]][link.originalStart] = event
+        }
         var result: [Int: [String: ExistingEvent]] = [:]
         for (moved, answer) in zip(wanted, answers) {
-            if let event = self.found(answer)?.first {
-                result[moved.position, default: [:]][moved.originalStart] = event
-            }
+            let event =
+                FollowUpTime.instant(moved.originalStart).flatMap { byLink[moved.position]?[$0] }
+                ?? self.found(answer)?.first
+            if let event { result[moved.position, default: [:]][moved.originalStart] = event }
         }
         return result
     }
@@ -282,7 +309,8 @@ extension ImportRun {
 
     /// The final result of the event of the series at `position` of ``series``, once its follow-ups are sent.
     private func reportSeries(
-        at position: Int, failure: String?, applied counts: (deleted: Int, changed: Int), notes: [String]
+        at position: Int, failure: String?, applied counts: (deleted: Int, changed: Int),
+        separated: [ImportResult.MovedOccurrence]
     ) {
         let task = series[position]
         if task.mode == .cancellingOccurrence {
@@ -305,8 +333,9 @@ extension ImportRun {
                 (done.note.map { $0 + "; " } ?? "")
                 + "finished its series: \(counts.deleted) occurrence(s) deleted, \(counts.changed) changed"
         }
-        if failure == nil, !notes.isEmpty {
-            done.note = ([done.note].compactMap { $0 } + notes).joined(separator: "; ")
+        if failure == nil, !separated.isEmpty {
+            done.note = ([done.note].compactMap { $0 } + separated.map(\.description)).joined(separator: "; ")
+            done.movedOccurrences = separated
         }
         finish(done, at: task.index)
     }

@@ -64,6 +64,10 @@ final class ImportRun {
         var mode: Mode
         /// How many attendees the series has: deleting or changing its occurrences notifies them.
         var attendees: Int
+        /// Events the caller knows to hold occurrences of this series moved past a neighbour's day (sync: from
+        /// its mirror, by the transactionId that names the series), read by id when an override's occurrence
+        /// is no longer in the series.
+        var movedEventIDs: [String] = []
     }
 
     init(

@@ -7,7 +7,8 @@ extension SyncReport {
     /// `dryRun`, `round` (`changes`, `first`, `resync`, `reanchored`, or null), `window` (`start`, `end`,
     /// ISO 8601 UTC), `items` (each `file`, `uid`, `subject`, `outcome`: `pulled`, `pushed`, `recorded`, `held`,
     /// `conflict`, `failed`, `refused`, and by outcome `change`, `attendees`, `resolution`, `kept`, `reason`,
-    /// `requestId`; `outsideWindow` for an event Outlook still has outside the window, reported once), `counts`,
+    /// `requestId`, `note` (a pushed item: what was done besides, or null); `outsideWindow` for an event Outlook
+    /// still has outside the window, reported once), `counts`,
     /// `confirmations` (events gone from the window that Graph was asked about), `unsentLocalChanges` (`--pull-only`), `diagnostics` (their lines), `refusal` (`side`, `deletions`, `items`,
     /// `message`, or null), `summary`.
     public func jsonData() throws -> Data {
@@ -52,6 +53,7 @@ extension SyncReport.Item {
         case .pushed(let change):
             object["outcome"] = "pushed"
             object["change"] = change.rawValue
+            object["note"] = note ?? NSNull()
         case .recorded:
             object["outcome"] = "recorded"
         case .held(let attendees):

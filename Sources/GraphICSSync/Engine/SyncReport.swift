@@ -48,12 +48,18 @@ public struct SyncReport: Sendable, Equatable {
         public var uid: String?
         public var subject: String?
         public var outcome: Outcome
+        /// For an item pushed, what was done besides (``PushedItem/note``): an override of a series Graph refused
+        /// to move past a neighbour's day, cancelled in the series and created as an event of its own.
+        public var note: String?
 
-        public init(fileName: String, uid: String? = nil, subject: String? = nil, outcome: Outcome) {
+        public init(
+            fileName: String, uid: String? = nil, subject: String? = nil, outcome: Outcome, note: String? = nil
+        ) {
             self.fileName = fileName
             self.uid = uid
             self.subject = subject
             self.outcome = outcome
+            self.note = note
         }
 
         /// Whether the item makes the run end with status 1.
@@ -140,11 +146,12 @@ extension SyncReport.Outcome {
 }
 
 extension SyncReport.Item {
-    /// `pulled new  FILE  SUBJECT`, one line, with text from files and Graph made printable.
+    /// `pulled new  FILE  SUBJECT`, one line, with text from files and Graph made printable; a conflict's
+    /// resolution or a push's ``note`` in parentheses after it.
     public func line(dryRun: Bool) -> String {
         var text = outcome.label(dryRun: dryRun) + "  " + fileName
         if let name = subject.flatMap({ $0.isEmpty ? nil : $0 }) ?? uid { text += "  " + name }
-        if let note = outcome.conflictNote(dryRun: dryRun) { text += " (\(note))" }
+        if let note = outcome.conflictNote(dryRun: dryRun) ?? note { text += " (\(note))" }
         return PrintableText.printable(text, lineBreaks: " ")
     }
 }

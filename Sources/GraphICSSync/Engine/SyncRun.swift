@@ -332,6 +332,6 @@ extension SyncReport.Item {
         case .failed(let reason, let requestID): outcome = .failed(reason: reason, requestID: requestID)
         case .refused(let reason): outcome = .refused(reason: reason)
         }
-        self.init(fileName: item.fileName, uid: item.uid, subject: item.subject, outcome: outcome)
+        self.init(fileName: item.fileName, uid: item.uid, subject: item.subject, outcome: outcome, note: item.note)
     }
 }

@@ -46,13 +46,12 @@ public struct DeltaEntryShape {
         let type = object?["type"] as? String
         let master = object?["seriesMasterId"] as? String
         seriesMasterID = (type == "occurrence" || type == "exception") ? master : nil
-        if seriesMasterID == nil, let transactionID = object?["transactionId"] as? String {
+        if seriesMasterID == nil {
             // An occurrence the import moved past a neighbour's day, an event of its own in Graph: part of its
             // series' item, which the export writes it in as an override.
-            var event = GraphEvent()
-            event.type = type
-            event.transactionId = transactionID
-            seriesMasterID = ImportIdentity.movedOccurrence(of: event)?.seriesID
+            seriesMasterID =
+                ImportIdentity.movedOccurrence(transactionID: object?["transactionId"] as? String, type: type)?
+                .seriesID
             isMovedOccurrence = seriesMasterID != nil
         }
     }

@@ -24,7 +24,7 @@ extension SyncPull {
     /// Asks Graph about each of `candidates` (records the round no longer showed) and plans it: a confirmed
     /// deletion, an item kept outside the window (rendered again when its change key moved), or an item
     /// left as it is because the answer failed.
-    func confirm(_ candidates: [SyncItemRecord], into plan: inout PullPlan) throws {
+    func confirm(_ candidates: [SyncItemRecord], moved: MovedOccurrenceIndex, into plan: inout PullPlan) throws {
         // A placeholder (a file a full round found and no sync wrote) only loses its record: never its file.
         plan.deletions += candidates.filter(\.isPlaceholder)
         let asked = candidates.filter { $0.graphID != nil && !$0.isPlaceholder }
@@ -36,7 +36,7 @@ extension SyncPull {
             case .deleted:
                 plan.deletions.append(record)
             case .present(let json):
-                try keep(record, graphVersion: json, into: &plan)
+                try keep(record, graphVersion: json, moved: moved, into: &plan)
             case .unconfirmed(let reason, let requestID):
                 plan.unconfirmed.append(
                     .init(fileName: record.fileName, uid: record.uid, reason: reason, requestID: requestID))
@@ -76,7 +76,9 @@ extension SyncPull {
     /// Plans an item Graph still has although the round no longer showed it: outside the window. Its file is
     /// rendered again (a single event from `json`, a series from its master and its instances over the
     /// pattern's own span) only when Graph's change key is not the recorded one; else the record is marked.
-    func keep(_ record: SyncItemRecord, graphVersion json: Data, into plan: inout PullPlan) throws {
+    func keep(
+        _ record: SyncItemRecord, graphVersion json: Data, moved: MovedOccurrenceIndex, into plan: inout PullPlan
+    ) throws {
         guard let id = record.graphID else { return }
         let fields = Self.fields(json)
         let changeKey = fields["changeKey"] as? String
@@ -93,7 +95,7 @@ extension SyncPull {
         let span = isSeries ? Self.seriesSpan(fields) ?? plan.window : plan.window
         switch try prepare(
             source, record: record, window: span, fetchOccurrences: true, masters: isSeries ? [id: json] : [:],
-            diagnostics: &plan.diagnostics)
+            moved: moved, diagnostics: &plan.diagnostics)
         {
         case .update(var update):
             update.outsideWindow = true

@@ -38,13 +38,15 @@ extension SyncPull {
     /// An item the state records (`record`, found by its Graph id) keeps its file name and UID, whatever
     /// `iCalUId` Graph gave it (one of its own, for an event the push created); a new item is named after
     /// its UID. A series' master comes from `masters` (read ahead, nil when Graph no longer has it), else is
-    /// read now.
+    /// read now. The events of their own holding occurrences moved past a neighbour's day come from `moved`,
+    /// the round's one reading of the mirror.
     func prepare(
         _ source: PullItemSource, record: SyncItemRecord?, window: SyncWindow, fetchOccurrences: Bool,
-        masters: [String: Data?] = [:], diagnostics: inout [Diagnostic]
+        masters: [String: Data?] = [:], moved: MovedOccurrenceIndex, diagnostics: inout [Diagnostic]
     ) throws -> PreparedItem {
         if source.unread {
-            return try prepareUnread(source.graphID, record: record, window: window, diagnostics: &diagnostics)
+            return try prepareUnread(
+                source.graphID, record: record, window: window, moved: moved, diagnostics: &diagnostics)
         }
         let encoder = PullItemEncoder(client: client, options: options, window: window)
         guard source.isSeries else {
@@ -61,7 +63,7 @@ extension SyncPull {
         let events =
             fetchOccurrences
             ? try occurrences(of: source.graphID, in: window)
-                + movedOccurrences(of: source, in: window)
+                + movedOccurrences(of: source, in: window, from: moved)
             : source.events
         // Every occurrence moved out of the window (or the pattern shortened before it): the series left the
         // window as a single event moved out of it does, and its file stays (see `keep`).
@@ -85,7 +87,8 @@ extension SyncPull {
     /// Reads an item that is not in the round by its id (a single event or a series master) and encodes it;
     /// `.gone` when Graph no longer has it.
     private func prepareUnread(
-        _ id: String, record: SyncItemRecord?, window: SyncWindow, diagnostics: inout [Diagnostic]
+        _ id: String, record: SyncItemRecord?, window: SyncWindow, moved: MovedOccurrenceIndex,
+        diagnostics: inout [Diagnostic]
     ) throws -> PreparedItem {
         let json: Data
         do {
@@ -99,7 +102,7 @@ extension SyncPull {
             graphID: id, isSeries: isSeries, events: isSeries ? [] : [json], changeKey: fields["changeKey"] as? String)
         return try prepare(
             source, record: record, window: window, fetchOccurrences: true, masters: isSeries ? [id: json] : [:],
-            diagnostics: &diagnostics)
+            moved: moved, diagnostics: &diagnostics)
     }
 
     /// Whether `encoded` is one vdir item: one UID, and one VEVENT without RECURRENCE-ID. A series the export
@@ -145,16 +148,17 @@ extension SyncPull {
 
     /// The single events the import (or the push) made of occurrences of series `source` that Graph refused
     /// to move past a neighbour's day, which `GET events/{id}/instances` does not list: those of the round,
-    /// and those the mirror holds over `window` (read from the mirror, not from Graph).
-    private func movedOccurrences(of source: PullItemSource, in window: SyncWindow) throws -> [Data] {
+    /// and those the mirror holds over `window` (from `moved`, read from the mirror once, not from Graph).
+    private func movedOccurrences(of source: PullItemSource, in window: SyncWindow, from moved: MovedOccurrenceIndex)
+        throws -> [Data]
+    {
         var found: [Data] = []
         var ids = Set<String>()
         for raw in source.events where DeltaEntryShape(raw).isMovedOccurrence {
             if let id = Self.fields(raw)["id"] as? String, ids.insert(id).inserted { found.append(raw) }
         }
-        for stored in try mirror.storedEvents(in: window) where !ids.contains(stored.id) {
-            let shape = DeltaEntryShape(stored.raw)
-            if shape.isMovedOccurrence, shape.seriesMasterID == source.graphID { found.append(stored.raw) }
+        for stored in try moved.events(ofSeries: source.graphID, in: window) where !ids.contains(stored.id) {
+            found.append(stored.raw)
         }
         return found
     }

@@ -100,6 +100,9 @@ public struct SyncPull {
             case (_, _, .resync): .resync
             case (_, _, .changes): .changes
             }
+        // The mirror's events of their own that hold moved occurrences, read once for the round, and only when
+        // a changed series needs them.
+        let moved = MovedOccurrenceIndex(mirror: mirror)
         var plan: PullPlan
         switch read.kind {
         case .whole:
@@ -111,9 +114,9 @@ public struct SyncPull {
             let keys = covering != nil ? try state.occurrenceChangeKeys(in: pairing) : [:]
             try compare(
                 DeltaEntryShape.group(read.events), with: records, fetchOccurrences: false,
-                occurrenceKeys: keys, into: &plan)
+                occurrenceKeys: keys, moved: moved, into: &plan)
         case .changes:
-            plan = try changesRound(read, window: window, round: round, records: records)
+            plan = try changesRound(read, window: window, round: round, records: records, moved: moved)
         }
         try classify(&plan, records: records)
         return plan
@@ -121,9 +124,7 @@ public struct SyncPull {
 
     /// The calendar's mirror, in the state folder beside the state database.
     var mirror: CalendarMirror {
-        let directory = (state.database.path as NSString).deletingLastPathComponent
-        let mirror = CalendarMirror(
-            directory: directory, account: pairing.key.account, calendar: calendar, client: client)
+        let mirror = state.mirror(of: calendar, for: pairing, client: client)
         mirror.pageSize = pageSize
         return mirror
     }
@@ -140,7 +141,8 @@ public struct SyncPull {
     /// full round kept back. A removed event, and a series with no occurrence left in the window, is
     /// deleted only once Graph confirms it (see ``confirm(_:into:)``).
     private func changesRound(
-        _ read: MirrorRead, window: SyncWindow, round: PullReport.Round, records: [SyncItemRecord]
+        _ read: MirrorRead, window: SyncWindow, round: PullReport.Round, records: [SyncItemRecord],
+        moved: MovedOccurrenceIndex
     )
         throws -> PullPlan
     {
@@ -169,16 +171,17 @@ public struct SyncPull {
                 continue
             }
             switch try prepare(
-                source, record: record, window: window, fetchOccurrences: true,
+                source, record: record, window: window, fetchOccurrences: true, moved: moved,
                 diagnostics: &plan.diagnostics)
             {
             case .update(let update): plan.updates.append(update)
             case .gone: plan.deletions += record.map { [$0] } ?? []
-            case .leftWindow(let master): if let record { try keep(record, graphVersion: master, into: &plan) }
+            case .leftWindow(let master):
+                if let record { try keep(record, graphVersion: master, moved: moved, into: &plan) }
             case .skipped: break
             }
         }
-        try confirm(candidates, into: &plan)
+        try confirm(candidates, moved: moved, into: &plan)
         return plan
     }
 
@@ -213,7 +216,7 @@ public struct SyncPull {
     /// new window asks about again.
     func compare(
         _ sources: [PullItemSource], with records: [SyncItemRecord], fetchOccurrences: Bool,
-        occurrenceKeys: [String: [String: String?]] = [:], into plan: inout PullPlan
+        occurrenceKeys: [String: [String: String?]] = [:], moved: MovedOccurrenceIndex, into plan: inout PullPlan
     ) throws {
         let byGraphID = Self.byGraphID(records)
         let changed = sources.filter { source in
@@ -228,11 +231,12 @@ public struct SyncPull {
             let record = byGraphID[source.graphID]
             let prepared = try prepare(
                 source, record: record, window: plan.window, fetchOccurrences: fetchOccurrences,
-                masters: masters, diagnostics: &plan.diagnostics)
+                masters: masters, moved: moved, diagnostics: &plan.diagnostics)
             switch prepared {
             case .update(let update): plan.updates.append(update)
             case .gone: plan.deletions += record.map { [$0] } ?? []
-            case .leftWindow(let master): if let record { try keep(record, graphVersion: master, into: &plan) }
+            case .leftWindow(let master):
+                if let record { try keep(record, graphVersion: master, moved: moved, into: &plan) }
             case .skipped: break
             }
         }
@@ -242,7 +246,7 @@ public struct SyncPull {
             guard let id = record.graphID, !seen.contains(id) else { return false }
             return asksAgain || !record.outsideWindow
         }
-        try confirm(unseen, into: &plan)
+        try confirm(unseen, moved: moved, into: &plan)
     }
 
     /// Whether `source` is a single event whose change key is the one recorded: Graph has not changed it

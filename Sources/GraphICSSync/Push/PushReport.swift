@@ -1,4 +1,5 @@
 import Foundation
+import GraphICS
 import ICalBridge
 
 /// What one push did, item by item, for the report of `graph-ics sync`.
@@ -48,13 +49,25 @@ public struct PushedItem: Equatable, Sendable {
     /// Graph's id of the event (created, changed, deleted, or the one a problem is about).
     public var graphID: String?
     public var outcome: Outcome
+    /// What was done besides, for an item pushed: each override of a series Graph refused to move past a
+    /// neighbour's day, cancelled in the series and created as an event of its own, in the import's words
+    /// (``ImportResult/MovedOccurrence``); nil when there is nothing to say.
+    public var note: String?
 
-    public init(fileName: String, uid: String?, subject: String?, graphID: String?, outcome: Outcome) {
+    public init(
+        fileName: String, uid: String?, subject: String?, graphID: String?, outcome: Outcome, note: String? = nil
+    ) {
         self.fileName = fileName
         self.uid = uid
         self.subject = subject
         self.graphID = graphID
         self.outcome = outcome
+        self.note = note
+    }
+
+    /// The note of a push that made `moved` overrides events of their own: their descriptions, joined.
+    static func note(_ moved: [ImportResult.MovedOccurrence]) -> String? {
+        moved.isEmpty ? nil : moved.map(\.description).joined(separator: "; ")
     }
 }
 
@@ -88,11 +101,11 @@ extension PushedItem.Outcome: CustomStringConvertible {
 
 extension PushedItem: Encodable {
     private enum Key: String, CodingKey {
-        case file, uid, subject, graphId, outcome, action, attendees, reason, requestId
+        case file, uid, subject, graphId, outcome, action, attendees, reason, requestId, note
     }
 
-    /// `{"file", "uid", "subject", "graphId", "outcome", "action", "attendees", "reason", "requestId"}`: every
-    /// key is written, `null` when it does not apply, so scripts can rely on the shape.
+    /// `{"file", "uid", "subject", "graphId", "outcome", "action", "attendees", "reason", "requestId", "note"}`:
+    /// every key is written, `null` when it does not apply, so scripts can rely on the shape.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(fileName, forKey: .file)
@@ -115,5 +128,6 @@ extension PushedItem: Encodable {
         try container.encode(attendees, forKey: .attendees)
         try container.encode(reason, forKey: .reason)
         try container.encode(requestID, forKey: .requestId)
+        try container.encode(note, forKey: .note)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GraphICS
+import GraphICSMirror
 import ICalBridge
 
 extension SyncPush {
@@ -17,8 +18,11 @@ extension SyncPush {
         var owners = Dictionary(
             try state.items(of: pairing).compactMap { record in record.graphID.map { ($0, record.fileName) } }
         ) { first, _ in first }
+        let linked = MovedOccurrenceIndex(mirror: mirror)
         for action in plan.actions where !skipping.contains(action.fileName) {
-            guard let item = try apply(action, overriding: overriding.contains(action.fileName), owners: &owners)
+            guard
+                let item = try apply(
+                    action, overriding: overriding.contains(action.fileName), owners: &owners, linked: linked)
             else { continue }
             report.items.append(item)
         }
@@ -67,15 +71,20 @@ extension SyncPush {
     }
 
     /// Applies one action; nil for a record without a Graph event whose file is gone (forgotten, nothing to
-    /// report). `owners` are the recorded Graph ids and their files.
-    private func apply(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem? {
+    /// report). `owners` are the recorded Graph ids and their files; `linked`, the events of their own that hold
+    /// occurrences of series moved past a neighbour's day, as the mirror has them.
+    private func apply(
+        _ action: PushAction, overriding: Bool, owners: inout [String: String], linked: MovedOccurrenceIndex
+    ) throws -> PushedItem? {
         var item = problem(action, .pushed(.new))
+        var moved: [ImportResult.MovedOccurrence] = []
         do {
             switch action.kind {
             case .create:
-                (item.outcome, item.graphID) = try create(action, owners: &owners)
+                (item.outcome, item.graphID) = try create(action, owners: &owners, linked: linked, moved: &moved)
             case .update:
-                item.outcome = try update(action, overriding: overriding, owners: &owners)
+                item.outcome = try update(
+                    action, overriding: overriding, owners: &owners, linked: linked, moved: &moved)
                 if item.outcome == .pushed(.new) {
                     // Made again (deleted in Outlook, the local version won): its new id.
                     item.graphID = owners.first { $0.value == action.fileName }?.key
@@ -92,6 +101,7 @@ extension SyncPush {
         } catch {
             item.outcome = try Self.itemOutcome(error)
         }
+        if case .pushed = item.outcome { item.note = PushedItem.note(moved) }
         if case .held = item.outcome {
             // Remembered with the file's hash (none for a deletion): reported once per local change.
             try state.setHeld(
@@ -152,10 +162,12 @@ extension SyncPush {
         }
     }
 
-    /// The occurrences and exceptions of the series `id` in the window of the last pull, by id with their
-    /// change keys (what the pull records, so that a removed occurrence finds its file and an unchanged one
-    /// is known); none for a single event, or before any pull.
-    func occurrences(ofSeries id: String, isSeries: Bool) throws -> [String: String] {
+    /// The occurrences and exceptions of the series `id` in the window of the last pull, and the events of
+    /// their own in `moved` that hold occurrences of it moved past a neighbour's day (which the pull writes in
+    /// the series' file), by id with their change keys (what the pull records, so that a removed occurrence
+    /// finds its file and an unchanged one is known, and the round after a push does not take the push's own
+    /// writes for Outlook's); none for a single event, or before any pull.
+    func occurrences(ofSeries id: String, isSeries: Bool, moved: [String] = []) throws -> [String: String] {
         guard isSeries, let window = try state.deltaCheckpoint(of: pairing)?.window else { return [:] }
         var keys: [String: String] = [:]
         try client.instances(seriesMasterID: id, start: window.startDate, end: window.endDate) { page in
@@ -165,6 +177,22 @@ extension SyncPush {
                 keys[occurrence] = entry["changeKey"] as? String ?? ""
             }
         }
+        let ids = Array(Set(moved)).sorted()
+        let answers = try client.batch(
+            ids.enumerated().map { number, event in
+                BatchRequest(
+                    id: "\(number)", method: "GET",
+                    url: client.eventPath(id: event) + "?$select=id,changeKey")
+            })
+        for (event, answer) in zip(ids, answers) where answer.succeeded {
+            let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any]
+            keys[event] = object?["changeKey"] as? String ?? ""
+        }
         return keys
+    }
+
+    /// The mirror of the pairing's calendar (``MovedOccurrenceIndex``'s source).
+    var mirror: CalendarMirror {
+        state.mirror(of: settings.calendarID.map { .other(id: $0) } ?? .primary, for: pairing, client: client)
     }
 }

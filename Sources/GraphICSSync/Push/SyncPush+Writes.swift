@@ -15,8 +15,12 @@ extension SyncPush {
     // MARK: Create
 
     /// Creates the event of a new file through the import (found again by its source UID when a killed run
-    /// made it already) and records it; returns the outcome and the event's id.
-    func create(_ action: PushAction, owners: inout [String: String]) throws -> (PushedItem.Outcome, String?) {
+    /// made it already) and records it; returns the outcome and the event's id. The overrides of a series that
+    /// Graph refused to move past a neighbour's day, made events of their own, go to `moved`.
+    func create(
+        _ action: PushAction, owners: inout [String: String], linked: MovedOccurrenceIndex,
+        moved: inout [ImportResult.MovedOccurrence]
+    ) throws -> (PushedItem.Outcome, String?) {
         guard let event = action.event else { return (.failed(reason: "the file was not read", requestID: nil), nil) }
         if let refusal = Self.createRefusal(event) { return (.refused(reason: refusal), nil) }
         let item = ImportItem(file: path(action.fileName), event: event)
@@ -44,7 +48,7 @@ extension SyncPush {
             adopted.record = SyncItemRecord(
                 fileName: action.fileName, uid: event.sourceUID, graphID: id, changeKey: nil, size: 0,
                 modificationNanoseconds: 0, sha256: Data())
-            let outcome = try update(adopted, overriding: true, owners: &owners)
+            let outcome = try update(adopted, overriding: true, owners: &owners, linked: linked, moved: &moved)
             let taken = outcome == .pushed(.changed) || outcome == .recorded
             if taken { owners[id] = action.fileName }
             return (taken ? .pushed(.new) : outcome, id)
@@ -54,9 +58,11 @@ extension SyncPush {
         let changeKey =
             try result.changeKey
             ?? GraphItemState(client.event(id: id), operation: "reading event \(id)").changeKey
-        let occurrences = try occurrences(ofSeries: id, isSeries: event.payload.recurrence != nil)
+        let occurrences = try occurrences(
+            ofSeries: id, isSeries: event.payload.recurrence != nil, moved: result.movedOccurrences.map(\.eventID))
         try record(action, graphID: id, changeKey: changeKey, occurrences: occurrences)
         owners[id] = action.fileName
+        moved += result.movedOccurrences
         return (.pushed(.new), id)
     }
 
@@ -151,14 +157,19 @@ extension SyncPush {
     }
 
     /// Changes the event of a changed file: the checks (``updateStep(_:overriding:)``), the PATCH with
-    /// `If-Match`, a series' occurrences, the record.
-    func update(_ action: PushAction, overriding: Bool, owners: inout [String: String]) throws -> PushedItem.Outcome {
+    /// `If-Match`, a series' occurrences, the record. The overrides Graph refused to move past a neighbour's
+    /// day, made events of their own, go to `moved`; those made before are found among `linked` (by the
+    /// transactionId naming the series, whatever UID the file has) and changed there.
+    func update(
+        _ action: PushAction, overriding: Bool, owners: inout [String: String], linked: MovedOccurrenceIndex,
+        moved: inout [ImportResult.MovedOccurrence]
+    ) throws -> PushedItem.Outcome {
         let step: UpdateSend
         switch try updateStep(action, overriding: overriding) {
         case .outcome(let outcome): return outcome
         case .recreate:
             if let id = action.record?.graphID { owners[id] = nil }
-            return try create(action, owners: &owners).0
+            return try create(action, owners: &owners, linked: linked, moved: &moved).0
         case .send(let send): step = send
         }
         guard let event = action.event, let file = action.file, let recorded = action.record,
@@ -182,21 +193,25 @@ extension SyncPush {
                 changeKey = try GraphItemState(answer, operation: "updating event \(id)").changeKey
             }
         }
+        // The events of their own that hold occurrences of the series moved past a neighbour's day.
+        var separate = step.isSeries ? try linked.events(ofSeries: id).map(\.id) : []
         if step.isSeries {
             if step.plan.appliesOccurrences {
                 let item = ImportItem(file: path(action.fileName), event: event)
                 let result = try EventImporter(client: client).finishSeries(
-                    of: item, seriesID: id, attendees: graph.attendees)
+                    of: item, seriesID: id, attendees: graph.attendees, movedEventIDs: separate)
                 if result.action == .failed {
                     return .failed(reason: result.error ?? "its occurrences were not changed", requestID: nil)
                 }
+                moved += result.movedOccurrences
+                separate += result.movedOccurrences.map(\.eventID)
             }
             // The occurrences' changes gave the master a new change key.
             changeKey = try current(id)?.changeKey ?? changeKey
         }
         try record(
             action, graphID: id, changeKey: changeKey,
-            occurrences: try occurrences(ofSeries: id, isSeries: step.isSeries))
+            occurrences: try occurrences(ofSeries: id, isSeries: step.isSeries, moved: separate))
         return step.outcome
     }
 

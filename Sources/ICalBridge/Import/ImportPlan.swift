@@ -229,8 +229,14 @@ extension ImportIdentity {
     /// from its transactionId; nil for every other event. `originalStart` is an instant in seconds since
     /// 1970: midnight UTC of the day for an all-day occurrence.
     public static func movedOccurrence(of event: GraphEvent) -> (seriesID: String, originalStart: Int64)? {
-        guard event.type == nil || event.type == "singleInstance",
-            let text = event.transactionId, text.hasPrefix(movedPrefix)
+        movedOccurrence(transactionID: event.transactionId, type: event.type)
+    }
+
+    /// ``movedOccurrence(of:)`` from an event's `transactionId` and `type` as Graph's JSON has them.
+    public static func movedOccurrence(transactionID: String?, type: String?) -> (
+        seriesID: String, originalStart: Int64
+    )? {
+        guard type == nil || type == "singleInstance", let text = transactionID, text.hasPrefix(movedPrefix)
         else { return nil }
         let parts = text.dropFirst(movedPrefix.count).split(separator: "|", maxSplits: 1)
         guard parts.count == 2, let stamp = GraphTimestamp.parse(String(parts[0])) else { return nil }

@@ -219,7 +219,7 @@ import Testing
             try JSONSerialization.jsonObject(with: JSONEncoder().encode(item)) as? [String: Any])
         #expect(
             Set(object.keys) == [
-                "file", "uid", "subject", "graphId", "outcome", "action", "attendees", "reason", "requestId",
+                "file", "uid", "subject", "graphId", "outcome", "action", "attendees", "reason", "requestId", "note",
             ])
         #expect(object["outcome"] as? String == "failed" && object["requestId"] as? String == "r-1")
         #expect("\(item.outcome)" == "failed: no [request-id r-1]")
