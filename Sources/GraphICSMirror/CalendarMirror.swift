@@ -119,10 +119,11 @@ public final class CalendarMirror {
     }
 
     /// Every event the mirror holds over `window`, as it last stored them, without asking Graph (none when it
-    /// holds nothing yet).
-    public func storedEvents(in window: SyncWindow) throws -> [MirrorEvent] {
+    /// holds nothing yet); only those whose JSON contains `text` when it is given (found by SQLite, with no
+    /// event decoded: a look-up of a few events among thousands).
+    public func storedEvents(in window: SyncWindow, containing text: String? = nil) throws -> [MirrorEvent] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
-        return try openStore().events(in: window)
+        return try openStore().events(in: window, containing: text)
     }
 
     // MARK: Graph rounds

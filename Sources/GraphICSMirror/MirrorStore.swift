@@ -237,10 +237,19 @@ final class MirrorStore {
     }
 
     /// Every event overlapping `window` (an event whose span is unknown is in every window), in the order
-    /// Graph listed them.
-    func events(in window: SyncWindow) throws -> [MirrorEvent] {
-        try database.query("SELECT \(Self.eventColumns) FROM events ORDER BY position, id") { Self.event($0) }
-            .compactMap { found in
+    /// Graph listed them; with `text`, only those whose JSON contains it.
+    func events(in window: SyncWindow, containing text: String? = nil) throws -> [MirrorEvent] {
+        let rows =
+            if let text {
+                try database.query(
+                    "SELECT \(Self.eventColumns) FROM events WHERE instr(raw, ?) > 0 ORDER BY position, id",
+                    [.text(text)]
+                ) { Self.event($0) }
+            } else {
+                try database.query("SELECT \(Self.eventColumns) FROM events ORDER BY position, id") { Self.event($0) }
+            }
+        return
+            rows.compactMap { found in
                 guard let (event, starts, ends) = found else { return nil }
                 return Self.shows(starts, ends, in: window) ? event : nil
             }

@@ -106,6 +106,19 @@ private final class MirrorFixture {
         #expect(try fixture.mirror().storedEvent(id: "e2") == nil)
     }
 
+    @Test func storedEventsContainingATextAreOnlyThoseWhoseJSONHoldsIt() throws {
+        let fixture = try MirrorFixture()
+        for day in 1...4 { try fixture.addSingle("Event \(day)", day: day, id: "e\(day)") }
+        _ = try fixture.mirror().read(consumer: "sync:1", window: fixture.december, since: nil)
+        let mirror = fixture.mirror()
+        #expect(try mirror.storedEvents(in: fixture.december).map(\.id) == ["e1", "e2", "e3", "e4"])
+        #expect(try mirror.storedEvents(in: fixture.december, containing: "Event 3").map(\.id) == ["e3"])
+        #expect(try mirror.storedEvents(in: fixture.december, containing: "uid-e").count == 4)
+        #expect(try mirror.storedEvents(in: fixture.december, containing: "graph-ics-moved|").isEmpty)
+        let firstDay = SyncWindow(start: fixture.december.start, end: fixture.december.start + 86_400)
+        #expect(try mirror.storedEvents(in: firstDay, containing: "uid-e").map(\.id) == ["e1"], "and in the window")
+    }
+
     @Test func aCursorOfAnotherStoreOrAnOldDeltaLinkReadsTheWholeWindow() throws {
         let fixture = try MirrorFixture()
         try fixture.addSingle("Event", day: 2, id: "e1")

@@ -1,6 +1,7 @@
 import Foundation
 import GraphICS
 import GraphICSMirror
+import ICalBridge
 
 /// The single events the import or sync's push made of occurrences Graph refused to move past a neighbour's
 /// day (``DeltaEntryShape/isMovedOccurrence``), as the calendar's mirror stores them, by the id of the series
@@ -23,8 +24,10 @@ final class MovedOccurrenceIndex {
         self.load = load
     }
 
+    /// Only the events whose JSON holds a moved occurrence's transactionId are read from the mirror and
+    /// decoded: decoding every event of the window took most of a first sync's or a changed series' time.
     convenience init(mirror: CalendarMirror) {
-        self.init(load: mirror.storedEvents(in:))
+        self.init(load: { window in try mirror.storedEvents(in: window, containing: ImportIdentity.movedPrefix) })
     }
 
     /// The moved occurrences of series `id` the mirror holds over `window`, in the mirror's order.

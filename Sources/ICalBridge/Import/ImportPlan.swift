@@ -217,7 +217,8 @@ extension ImportIdentity {
     /// read (`resources/event.md`), delta rounds included, where the extended properties need an `$expand`
     /// that delta does not take; the identity property still holds the source UID and RECURRENCE-ID for the
     /// import's own look-ups.
-    static let movedPrefix = "graph-ics-moved|"
+    /// How every moved occurrence's transactionId begins: a reader can look for it in raw JSON first.
+    public static let movedPrefix = "graph-ics-moved|"
 
     /// The transactionId of the event holding the occurrence of series `seriesID` originally at
     /// `originalStart`, moved past a neighbour: the same for a retry, so that Graph creates it once.
